@@ -1,0 +1,196 @@
+"""Bytes in, messages out; messages in, bytes out. No sockets here.
+
+Every frame is one msgpack map with a string ``t``. :func:`decode` validates a
+frame against :mod:`protocol.schema` and raises :class:`ProtocolError` with a
+distinct code for each way a frame can be wrong. :func:`encode` packs a message;
+:func:`check` validates an outgoing one (tests use it on everything the server
+sends).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.schema import (
+    CLIENT_MESSAGES,
+    MAX_DEPTH,
+    REQUEST_ID_MAX,
+    SERVER_MESSAGES,
+    Field,
+    Kind,
+    MessageSpec,
+)
+
+__all__ = ["DEFAULT_MAX_SIZE", "check", "decode", "encode", "unpack"]
+
+DEFAULT_MAX_SIZE = 64 * 1024
+
+
+def encode(msg: Mapping[str, Any]) -> bytes:
+    """Pack one message. Strings go as msgpack str, bytes as bin."""
+    data: bytes = msgpack.packb(msg, use_bin_type=True)
+    return data
+
+
+def unpack(data: bytes, *, max_size: int = DEFAULT_MAX_SIZE) -> Any:
+    """Unpack raw msgpack, bounding every container by the frame size."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise ProtocolError(ErrorCode.MALFORMED_FRAME, "frames must be binary msgpack, not text")
+    try:
+        return msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=False,
+            max_str_len=max_size,
+            max_bin_len=max_size,
+            max_array_len=max_size,
+            max_map_len=max_size,
+            max_ext_len=0,
+        )
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, RecursionError) as exc:
+        raise ProtocolError(
+            ErrorCode.MALFORMED_FRAME,
+            f"frame is not one valid msgpack value ({exc or type(exc).__name__})",
+        ) from None
+
+
+def decode(
+    data: bytes,
+    *,
+    specs: Mapping[str, MessageSpec] = CLIENT_MESSAGES,
+    max_size: int = DEFAULT_MAX_SIZE,
+) -> dict[str, Any]:
+    """Decode and validate one frame.
+
+    Args:
+        data: the frame's payload.
+        specs: which side's messages are acceptable (client ones by default).
+        max_size: the bound on any string, list or map inside the frame.
+
+    Returns:
+        The message as a dict; unknown extra fields are dropped so that newer
+        clients can talk to older servers.
+
+    Raises:
+        ProtocolError: with ``re`` set when the frame carried a usable ``id``.
+    """
+    msg = unpack(data, max_size=max_size)
+    if not isinstance(msg, dict):
+        raise ProtocolError(ErrorCode.NOT_A_MAP, f"a frame must be a map, not {_kind_name(msg)}")
+    re = msg.get("id")
+    if isinstance(re, bool) or not isinstance(re, int) or not 0 <= re <= REQUEST_ID_MAX:
+        re = None
+    t = msg.get("t")
+    if not isinstance(t, str):
+        raise ProtocolError(ErrorCode.MISSING_TYPE, "a frame needs a string field 't'", re)
+    spec = specs.get(t)
+    if spec is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {t[:40]!r}", re)
+    return _validate(spec, msg, re)
+
+
+def check(msg: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate an outgoing server message against its spec (tests and debugging)."""
+    t = msg.get("t")
+    spec = SERVER_MESSAGES.get(t) if isinstance(t, str) else None
+    if spec is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown server message {t!r}")
+    return _validate(spec, msg, None)
+
+
+def _validate(spec: MessageSpec, msg: Mapping[str, Any], re: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"t": spec.t}
+    for f in spec.fields:
+        if f.name not in msg:
+            if f.required:
+                raise ProtocolError(
+                    ErrorCode.MISSING_FIELD, f"{spec.t!r} needs field {f.name!r}", re
+                )
+            continue
+        value = msg[f.name]
+        _check_field(spec, f, value, re)
+        out[f.name] = value
+    if spec.one_of and sum(name in out for name in spec.one_of) != 1:
+        names = " or ".join(repr(n) for n in spec.one_of)
+        raise ProtocolError(ErrorCode.MISSING_FIELD, f"{spec.t!r} needs exactly one of {names}", re)
+    return out
+
+
+_PY_TYPES: dict[Kind, tuple[type, ...]] = {
+    Kind.STR: (str,),
+    Kind.INT: (int,),
+    Kind.NUM: (int, float),
+    Kind.BOOL: (bool,),
+    Kind.MAP: (dict,),
+    Kind.LIST: (list,),
+}
+
+
+def _check_field(spec: MessageSpec, f: Field, value: Any, re: int | None) -> None:
+    where = f"{spec.t}.{f.name}"
+    if value is None:
+        if f.nullable:
+            return
+        raise ProtocolError(ErrorCode.WRONG_TYPE, f"{where} may not be nil", re)
+    if f.kind is not Kind.ANY:
+        ok = isinstance(value, _PY_TYPES[f.kind])
+        if f.kind is not Kind.BOOL and isinstance(value, bool):
+            ok = False
+        if not ok:
+            raise ProtocolError(
+                ErrorCode.WRONG_TYPE, f"{where} must be {f.kind.value}, not {_kind_name(value)}", re
+            )
+    if f.kind in (Kind.INT, Kind.NUM):
+        size = value
+    elif f.kind in (Kind.STR, Kind.LIST, Kind.MAP):
+        size = len(value)
+    else:
+        size = None
+    if size is not None and (
+        (f.lo is not None and size < f.lo) or (f.hi is not None and size > f.hi)
+    ):
+        what = "" if f.kind in (Kind.INT, Kind.NUM) else "length of "
+        raise ProtocolError(
+            ErrorCode.OUT_OF_RANGE, f"{what}{where} must be within {f.lo}..{f.hi}, not {size}", re
+        )
+    if f.kind in (Kind.MAP, Kind.LIST, Kind.ANY) and _depth(value) > MAX_DEPTH:
+        raise ProtocolError(
+            ErrorCode.OUT_OF_RANGE, f"{where} is nested deeper than {MAX_DEPTH} levels", re
+        )
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of maps and lists, computed without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, d = stack.pop()
+        if isinstance(item, dict):
+            children: Any = list(item.keys()) + list(item.values())
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, d)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((c, d + 1) for c in children)
+    return deepest
+
+
+def _kind_name(value: Any) -> str:
+    names = {
+        dict: "a map",
+        list: "a list",
+        str: "a string",
+        bytes: "binary",
+        bool: "a bool",
+        int: "an integer",
+        float: "a float",
+        type(None): "nil",
+    }
+    return names.get(type(value), type(value).__name__)

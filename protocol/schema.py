@@ -1,0 +1,233 @@
+"""Every message of the wire, as one table: names, fields, types and bounds.
+
+This table is the single source of truth: the decoder validates against it, the
+encoder checks outgoing frames against it in tests, and ``PROTOCOL.md`` is
+tested to document every entry with an example that passes it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "MAX_DEPTH",
+    "NAME_MAX",
+    "SERVER_MESSAGES",
+    "VERSION",
+    "Field",
+    "Kind",
+    "MessageSpec",
+]
+
+VERSION = 1
+"""The protocol version a client names in ``hello.v``."""
+
+NAME_MAX = 24
+"""Longest player name, in characters."""
+
+MAX_DEPTH = 8
+"""Deepest nesting of maps and lists a client frame may have."""
+
+ROOM_ID_MAX = 64
+TEXT_MAX = 500
+SEQ_MAX = 2**53
+REQUEST_ID_MAX = 2**31 - 1
+
+
+class Kind(enum.StrEnum):
+    """A field's wire type."""
+
+    STR = "str"
+    INT = "int"
+    NUM = "num"
+    BOOL = "bool"
+    MAP = "map"
+    LIST = "list"
+    ANY = "any"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Field:
+    """One field of a message.
+
+    ``lo``/``hi`` bound an int's value, or a str/list/map's length.
+    ``nullable`` admits nil as well as the kind.
+    """
+
+    name: str
+    kind: Kind
+    required: bool = True
+    nullable: bool = False
+    lo: int | None = None
+    hi: int | None = None
+    doc: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageSpec:
+    """One message type: its ``t``, its fields, and what it is for."""
+
+    t: str
+    fields: tuple[Field, ...]
+    doc: str
+    one_of: tuple[str, ...] = ()
+    """Exactly one of these optional fields must be present."""
+
+    def field(self, name: str) -> Field:
+        """The field called ``name``."""
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+def _f(name: str, kind: Kind, **kw: Any) -> Field:
+    return Field(name=name, kind=kind, **kw)
+
+
+_ID = _f("id", Kind.INT, required=False, lo=0, hi=REQUEST_ID_MAX, doc="request id, echoed as re")
+_RE = _f("re", Kind.INT, required=False, lo=0, hi=REQUEST_ID_MAX, doc="the id of the request")
+_ROOM = _f("room", Kind.STR, lo=1, hi=ROOM_ID_MAX, doc="room id")
+_SEQ_OPT = _f("seq", Kind.INT, required=False, lo=0, hi=SEQ_MAX)
+
+
+def _spec(t: str, doc: str, *fields: Field, one_of: tuple[str, ...] = ()) -> MessageSpec:
+    return MessageSpec(t=t, fields=(*fields, _ID), doc=doc, one_of=one_of)
+
+
+def _reply(t: str, doc: str, *fields: Field) -> MessageSpec:
+    return MessageSpec(t=t, fields=(*fields, _RE), doc=doc)
+
+
+CLIENT_MESSAGES: dict[str, MessageSpec] = {
+    s.t: s
+    for s in (
+        _spec(
+            "hello",
+            "Open a session: a new player by name, or a returning one by token.",
+            _f("v", Kind.INT, lo=0, hi=2**16, doc="protocol version"),
+            _f("name", Kind.STR, required=False, lo=1, hi=NAME_MAX),
+            _f("token", Kind.STR, required=False, lo=1, hi=128),
+            one_of=("name", "token"),
+        ),
+        _spec(
+            "rooms",
+            "List the public rooms, optionally of one game.",
+            _f("game", Kind.STR, required=False, lo=1, hi=32),
+        ),
+        _spec(
+            "create",
+            "Create a room. Seats name the players of a multi-seat game; COMP... is a bot.",
+            _f("game", Kind.STR, lo=1, hi=32),
+            _f("options", Kind.MAP, required=False, hi=32),
+            _f("seats", Kind.LIST, required=False, lo=1, hi=8),
+            _f("private", Kind.BOOL, required=False),
+        ),
+        _spec(
+            "join",
+            "Take a seat (a given one, or any free one), or resume the seat you hold.",
+            _f("room", Kind.STR, required=False, lo=1, hi=ROOM_ID_MAX),
+            _f("code", Kind.STR, required=False, lo=1, hi=64, doc="private room code"),
+            _f("seat", Kind.INT, required=False, nullable=True, lo=0, hi=7),
+            _SEQ_OPT,
+            one_of=("room", "code"),
+        ),
+        _spec(
+            "watch",
+            "Spectate a room.",
+            _f("room", Kind.STR, required=False, lo=1, hi=ROOM_ID_MAX),
+            _f("code", Kind.STR, required=False, lo=1, hi=64),
+            _SEQ_OPT,
+            one_of=("room", "code"),
+        ),
+        _spec(
+            "act",
+            "Play: the action is the game's own map. seq, if given, must be the room's seq.",
+            _ROOM,
+            _f("action", Kind.MAP, lo=1, hi=16),
+            _SEQ_OPT,
+        ),
+        _spec("leave", "Leave a room (a player keeps the seat).", _ROOM),
+        _spec(
+            "scores",
+            "Read a high-score table.",
+            _f("game", Kind.STR, lo=1, hi=32),
+            _f("table", Kind.STR, required=False, lo=1, hi=64),
+        ),
+        _spec("chat", "Say something to a room.", _ROOM, _f("text", Kind.STR, lo=1, hi=TEXT_MAX)),
+        _spec("ping", "Liveness check."),
+    )
+}
+
+_VIEW = _f("view", Kind.MAP)
+
+SERVER_MESSAGES: dict[str, MessageSpec] = {
+    s.t: s
+    for s in (
+        _reply(
+            "welcome",
+            "The session is open.",
+            _f("v", Kind.INT),
+            _f("player", Kind.STR),
+            _f("token", Kind.STR),
+            _f("games", Kind.LIST),
+            _f("rooms", Kind.LIST, doc="rooms where this player holds a seat"),
+        ),
+        _reply("rooms", "Room list.", _f("rooms", Kind.LIST)),
+        _reply(
+            "created",
+            "A room was made.",
+            _ROOM,
+            _f("code", Kind.STR, required=False, doc="private rooms only"),
+        ),
+        _reply(
+            "joined",
+            "You are in the room: your seat (nil when watching), the seq and your view.",
+            _ROOM,
+            _f("seat", Kind.INT, nullable=True),
+            _f("seq", Kind.INT),
+            _VIEW,
+            _f("missed", Kind.LIST, required=False),
+        ),
+        _reply(
+            "update",
+            "An accepted action or clock step: events and the new view.",
+            _ROOM,
+            _f("seq", Kind.INT),
+            _f("events", Kind.LIST),
+            _VIEW,
+        ),
+        _reply("left", "You left the room.", _ROOM),
+        _reply(
+            "room",
+            "Seats or spectators changed.",
+            _ROOM,
+            _f("game", Kind.STR),
+            _f("seats", Kind.LIST),
+            _f("spectators", Kind.INT),
+            _f("status", Kind.STR),
+            _f("options", Kind.MAP),
+            _f("private", Kind.BOOL),
+        ),
+        _reply(
+            "scores",
+            "A high-score table.",
+            _f("game", Kind.STR),
+            _f("table", Kind.STR, nullable=True),
+            _f("tables", Kind.LIST),
+            _f("entries", Kind.LIST),
+            _f("mine", Kind.LIST, required=False, doc="your best in each table"),
+        ),
+        _reply("chat", "Someone spoke.", _ROOM, _f("from", Kind.STR), _f("text", Kind.STR)),
+        _reply("pong", "Reply to ping."),
+        _reply(
+            "error",
+            "A refusal; nothing changed.",
+            _f("code", Kind.STR),
+            _f("message", Kind.STR),
+        ),
+    )
+}
