@@ -1,0 +1,495 @@
+"""Ishido, the Way of Stones: place 72 stones by colour and symbol on a 12x8 board.
+
+One seat plays alone. The six opening stones (all colours and all symbols
+different) sit on the corners and on ``[3,5]`` and ``[4,6]``; the other 66 come
+out of a shuffled pouch one at a time. A stone may only go on an empty square
+with at least one occupied orthogonal neighbour, matching them as the rules
+text says (1: colour or symbol; 2: one by colour, the other by symbol; 3: two by
+one attribute and the third by the other; 4: two by colour and two by symbol,
+and by default the two colour matches touch at a corner). The game ends when
+every stone is placed (a win) or the stone just drawn fits nowhere.
+
+The rule checks live in small pure functions (:func:`fits`, :func:`legal_squares`,
+:func:`placement_value`) so that bots can reason with exactly the engine's rules
+from nothing but a view.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, ClassVar, NamedTuple
+
+from server.games.base import (
+    Action,
+    Event,
+    Game,
+    IllegalMove,
+    InvalidMove,
+    Option,
+    ScoreEntry,
+    Status,
+    require_cell,
+)
+
+__all__ = [
+    "COLOURS",
+    "COLS",
+    "DIRECTIONS",
+    "END_BONUS",
+    "FOURWAY_BONUSES",
+    "ROWS",
+    "START_SQUARES",
+    "SYMBOLS",
+    "Board",
+    "Ishido",
+    "Stone",
+    "Value",
+    "fits",
+    "fourway_bonus",
+    "full_set",
+    "is_ring",
+    "legal_squares",
+    "neighbours",
+    "placement_value",
+]
+
+ROWS = 8
+COLS = 12
+COLOURS = 6
+SYMBOLS = 6
+COPIES = 2
+START_SQUARES: tuple[tuple[int, int], ...] = ((0, 0), (0, 11), (7, 0), (7, 11), (3, 5), (4, 6))
+
+DIRECTIONS: tuple[tuple[str, int, int], ...] = (
+    ("up", -1, 0),
+    ("down", 1, 0),
+    ("left", 0, -1),
+    ("right", 0, 1),
+)
+"""Neighbour directions; indices 0/1 and 2/3 are the opposite pairs."""
+
+FOURWAY_BONUSES: tuple[int, ...] = (
+    25,
+    50,
+    100,
+    200,
+    400,
+    600,
+    800,
+    1000,
+    5000,
+    10000,
+    25000,
+    50000,
+)
+"""Bonus of the 1st, 2nd, ... 4-way; every 4-way after the twelfth earns the last value again."""
+
+END_BONUS: Mapping[int, int] = {0: 1000, 1: 500, 2: 100}
+"""Modern end bonus by the number of stones left unplaced (pouch plus the stuck stone)."""
+
+# How many neighbours must match by colour (the rest by symbol), by neighbour count.
+# One neighbour: colour (1) or symbol (0). Three: two colours + one symbol or the reverse.
+_COLOUR_MATCHES: Mapping[int, tuple[int, ...]] = {1: (0, 1), 2: (1,), 3: (1, 2), 4: (2,)}
+
+
+class Stone(NamedTuple):
+    """A stone: colour and symbol, each 0..5. Sent on the wire as ``[colour, symbol]``."""
+
+    colour: int
+    symbol: int
+
+
+Board = list[list[Stone | None]]
+"""``board[row][col]``: the stone on a square, or None."""
+
+
+def full_set() -> list[Stone]:
+    """All 72 stones: every colour/symbol pair twice."""
+    return [Stone(c, s) for c in range(COLOURS) for s in range(SYMBOLS) for _ in range(COPIES)]
+
+
+def is_ring(r: int, c: int) -> bool:
+    """True on the outer ring (the "Beyond"), where stones score nothing."""
+    return r in (0, ROWS - 1) or c in (0, COLS - 1)
+
+
+def neighbours(board: Board, r: int, c: int) -> list[tuple[int, Stone]]:
+    """The occupied neighbours of ``[r, c]`` as ``(direction index, stone)``."""
+    out: list[tuple[int, Stone]] = []
+    for d, (_, dr, dc) in enumerate(DIRECTIONS):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < ROWS and 0 <= cc < COLS:
+            stone = board[rr][cc]
+            if stone is not None:
+                out.append((d, stone))
+    return out
+
+
+def _assignments(stone: Stone, around: Sequence[tuple[int, Stone]]) -> list[tuple[int, ...]]:
+    """Every way to pick the colour-matching neighbours so that the rest match by symbol.
+
+    Each result is the tuple of indices (into ``around``) of the neighbours that
+    match by colour. A neighbour identical to ``stone`` may play either part.
+    """
+    n = len(around)
+    colour_ok = [nb.colour == stone.colour for _, nb in around]
+    symbol_ok = [nb.symbol == stone.symbol for _, nb in around]
+    found: list[tuple[int, ...]] = []
+    for k in _COLOUR_MATCHES.get(n, ()):
+        for group in combinations(range(n), k):
+            if all(colour_ok[i] for i in group) and all(
+                symbol_ok[i] for i in range(n) if i not in group
+            ):
+                found.append(group)
+    return found
+
+
+def _touching(around: Sequence[tuple[int, Stone]], group: tuple[int, ...]) -> bool:
+    """True when the two neighbours in ``group`` share a corner (not opposite sides)."""
+    a, b = (around[i][0] for i in group)
+    return a // 2 != b // 2
+
+
+def fits(stone: Stone, around: Sequence[tuple[int, Stone]], *, touching: bool = True) -> bool:
+    """Whether ``stone`` may go on a square whose occupied neighbours are ``around``.
+
+    Args:
+        stone: the stone to place.
+        around: the square's occupied neighbours, as from :func:`neighbours`.
+        touching: apply the 4-way corner condition (option ``four_way="touching"``).
+    """
+    if not around:
+        return False
+    groups = _assignments(stone, around)
+    if len(around) == 4 and touching:
+        return any(_touching(around, g) for g in groups)
+    return bool(groups)
+
+
+def legal_squares(board: Board, stone: Stone, *, touching: bool = True) -> list[tuple[int, int]]:
+    """Every empty square where ``stone`` may go, in row-major order."""
+    return [
+        (r, c)
+        for r in range(ROWS)
+        for c in range(COLS)
+        if board[r][c] is None and fits(stone, neighbours(board, r, c), touching=touching)
+    ]
+
+
+def fourway_bonus(fourways_before: int) -> int:
+    """The bonus of the 4-way made after ``fourways_before`` earlier ones."""
+    return FOURWAY_BONUSES[min(fourways_before, len(FOURWAY_BONUSES) - 1)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Value:
+    """What one placement earns: ``points`` for the match, ``bonus`` for a 4-way."""
+
+    neighbours: int
+    points: int
+    fourway: bool
+    bonus: int
+
+    @property
+    def total(self) -> int:
+        """Everything the placement adds to the score."""
+        return self.points + self.bonus
+
+
+def placement_value(r: int, c: int, count: int, fourways_before: int, scoring: str) -> Value:
+    """Score a legal placement on ``[r, c]`` with ``count`` occupied neighbours.
+
+    Modern: 1/2/4/8 points for 1..4 neighbours, times ``2 ** fourways_before``,
+    nothing on the outer ring; a 4-way adds the next bonus of :data:`FOURWAY_BONUSES`.
+    Ancient: only the 4-way bonus counts. A 4-way can never be made on the ring
+    (a ring square has at most three neighbours).
+    """
+    fourway = count == 4
+    bonus = fourway_bonus(fourways_before) if fourway else 0
+    points = 0
+    if scoring == "modern" and not is_ring(r, c):
+        points = (1 << (count - 1)) << fourways_before
+    return Value(neighbours=count, points=points, fourway=fourway, bonus=bonus)
+
+
+def _stone_wire(stone: Stone | None) -> list[int] | None:
+    return None if stone is None else [stone.colour, stone.symbol]
+
+
+def _describe_failure(stone: Stone, around: Sequence[tuple[int, Stone]], touching: bool) -> str:
+    """Say which neighbours fail, for the ``no_match`` message."""
+    parts = []
+    for d, nb in around:
+        what = [
+            name
+            for name, ok in (
+                ("colour", nb.colour == stone.colour),
+                ("symbol", nb.symbol == stone.symbol),
+            )
+            if ok
+        ]
+        parts.append(
+            f"{DIRECTIONS[d][0]} {list(nb)} matches {' and '.join(what) if what else 'nothing'}"
+        )
+    n = len(around)
+    need = {
+        1: "the neighbour must match by colour or by symbol",
+        2: "one neighbour must match by colour and the other by symbol",
+        3: "two neighbours must match by one attribute and the third by the other",
+        4: "two neighbours must match by colour and the other two by symbol",
+    }[n]
+    text = f"{'; '.join(parts)}: {need}"
+    if n == 4 and touching and _assignments(stone, around):
+        text += ", and the two colour matches must touch at a corner, not sit on opposite sides"
+    return text
+
+
+class Ishido(Game):
+    """The Ishido engine (one seat)."""
+
+    name: ClassVar[str] = "ishido"
+    title: ClassVar[str] = "Ishido"
+    min_seats: ClassVar[int] = 1
+    max_seats: ClassVar[int] = 1
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            name="scoring",
+            kind="choice",
+            default="modern",
+            choices=("modern", "ancient"),
+            doc="modern: points per placement, 4-way bonuses and an end bonus; "
+            "ancient: only 4-way bonuses count",
+        ),
+        Option(
+            name="four_way",
+            kind="choice",
+            default="touching",
+            choices=("touching", "original"),
+            doc="touching: a 4-way's two colour matches must share a corner (the rules text); "
+            "original: any two colour and two symbol matches",
+        ),
+    )
+
+    def __init__(
+        self,
+        *,
+        options: Mapping[str, Any],
+        seats: int,
+        rng: random.Random,
+        now: float,
+        bots: frozenset[int] = frozenset(),
+    ) -> None:
+        super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
+        self.scoring: str = self.opts["scoring"]
+        self.touching: bool = self.opts["four_way"] == "touching"
+        self.board: Board = [[None] * COLS for _ in range(ROWS)]
+        self.pouch: list[Stone] = full_set()
+        self._deal_opening()
+        self.rng.shuffle(self.pouch)
+        self.current: Stone | None = None
+        self.legal: list[tuple[int, int]] = []
+        self.score = 0
+        self.fourways = 0
+        self.placed = 0
+        self.helps = 0
+        self.last: dict[str, Any] | None = None
+        self.end_bonus = 0
+        self.won = False
+        self._over = False
+        self._draw()
+
+    # -- setup and flow ----------------------------------------------------------
+
+    def _deal_opening(self) -> None:
+        """Put six stones with all colours and all symbols different on the start squares."""
+        symbols = list(range(SYMBOLS))
+        self.rng.shuffle(symbols)
+        opening = [Stone(colour, symbols[colour]) for colour in range(COLOURS)]
+        self.rng.shuffle(opening)
+        for (r, c), stone in zip(START_SQUARES, opening, strict=True):
+            self.board[r][c] = stone
+            self.pouch.remove(stone)
+
+    def _draw(self) -> list[Event]:
+        """Draw the next stone; end the game at once if it fits nowhere."""
+        if not self.pouch:
+            self.current = None
+            self.legal = []
+            return self._finish(won=True)
+        self.current = self.pouch.pop()
+        self.legal = legal_squares(self.board, self.current, touching=self.touching)
+        events: list[Event] = [
+            {"e": "drew", "stone": _stone_wire(self.current), "pouch": len(self.pouch)}
+        ]
+        if not self.legal:
+            events += self._finish(won=False)
+        return events
+
+    def _finish(self, *, won: bool) -> list[Event]:
+        self._over = True
+        self.won = won
+        left = self.stones_left
+        if self.scoring == "modern":
+            self.end_bonus = END_BONUS.get(left, 0)
+        self.score += self.end_bonus
+        event: Event = {
+            "e": "won" if won else "game_over",
+            "left": left,
+            "bonus": self.end_bonus,
+            "score": self.score,
+        }
+        if not won:
+            event["stone"] = _stone_wire(self.current)
+        return [event]
+
+    @property
+    def stones_left(self) -> int:
+        """Stones not yet on the board: the pouch plus the current stone."""
+        return len(self.pouch) + (self.current is not None)
+
+    # -- the contract --------------------------------------------------------------
+
+    def act(self, seat: int, action: Action, now: float) -> list[Event]:
+        """Apply ``place`` or ``help`` for the only seat.
+
+        Raises:
+            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_cell``.
+            IllegalMove: ``game_over``, ``not_your_turn``, ``occupied``,
+                ``no_neighbour``, ``no_match``.
+        """
+        do = action.get("do") if isinstance(action, Mapping) else None
+        if do == "place":
+            r, c = require_cell(action, "at", ROWS, COLS)
+            self._check_turn(seat)
+            return self._place(r, c)
+        if do == "help":
+            self._check_turn(seat)
+            return self._help()
+        raise InvalidMove("unknown_action", f"Ishido has no action {do!r}")
+
+    def _check_turn(self, seat: int) -> None:
+        if self._over:
+            raise IllegalMove("game_over", "the game is over")
+        if seat != 0:
+            raise IllegalMove("not_your_turn", f"Ishido has one seat, 0, not {seat!r}")
+
+    def _place(self, r: int, c: int) -> list[Event]:
+        stone = self.current
+        assert stone is not None  # a playing game always holds a drawn stone
+        there = self.board[r][c]
+        if there is not None:
+            raise IllegalMove("occupied", f"square {[r, c]} already holds {list(there)}")
+        around = neighbours(self.board, r, c)
+        if not around:
+            raise IllegalMove("no_neighbour", f"square {[r, c]} has no occupied neighbour")
+        if not fits(stone, around, touching=self.touching):
+            reason = _describe_failure(stone, around, self.touching)
+            raise IllegalMove("no_match", f"stone {list(stone)} does not fit at {[r, c]}: {reason}")
+        value = placement_value(r, c, len(around), self.fourways, self.scoring)
+        self.board[r][c] = stone
+        self.placed += 1
+        self.fourways += value.fourway
+        self.score += value.total
+        self.last = {
+            "at": [r, c],
+            "stone": _stone_wire(stone),
+            "neighbours": value.neighbours,
+            "points": value.points,
+            "fourway": value.fourway,
+            "bonus": value.bonus,
+        }
+        placed: Event = {"e": "placed", **self.last, "score": self.score}
+        return [placed, *self._draw()]
+
+    def best_square(self) -> tuple[tuple[int, int], Value] | None:
+        """The square where the current stone earns the most, as the help shows it.
+
+        Ties go to the square with more neighbours (tighter packing keeps the
+        board playable), then to the first in row-major order.
+        """
+        stone = self.current
+        if stone is None or not self.legal:
+            return None
+        scored = [
+            (
+                placement_value(
+                    r, c, len(neighbours(self.board, r, c)), self.fourways, self.scoring
+                ),
+                (r, c),
+            )
+            for r, c in self.legal
+        ]
+        value, at = min(scored, key=lambda vs: (-vs[0].total, -vs[0].neighbours, vs[1]))
+        return at, value
+
+    def _help(self) -> list[Event]:
+        best = self.best_square()
+        self.helps += 1
+        if best is None:  # unreachable while playing: a stuck stone ends the game
+            return [{"e": "help", "at": None, "points": 0, "helps": self.helps}]
+        (r, c), value = best
+        return [{"e": "help", "at": [r, c], "points": value.total, "helps": self.helps}]
+
+    @property
+    def status(self) -> Status:
+        return Status.OVER if self._over else Status.PLAYING
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self._over else 0
+
+    @property
+    def scores(self) -> list[int]:
+        return [self.score]
+
+    def state_view(self, seat: int | None) -> dict[str, Any]:
+        """Board, current stone and counts; the pouch order never leaves the engine."""
+        return {
+            "board": [[_stone_wire(s) for s in row] for row in self.board],
+            "current": _stone_wire(self.current),
+            "pouch": len(self.pouch),
+            "left": self.stones_left,
+            "placed": self.placed,
+            "fourways": self.fourways,
+            "legal": [[r, c] for r, c in self.legal] if not self._over else [],
+            "helps": self.helps,
+            "last": dict(self.last) if self.last is not None else None,
+            "scoring": self.scoring,
+            "four_way": self.opts["four_way"],
+        }
+
+    def result(self) -> dict[str, Any] | None:
+        out = super().result()
+        if out is not None:
+            out.update(
+                {
+                    "won": self.won,
+                    "left": self.stones_left,
+                    "placed": self.placed,
+                    "fourways": self.fourways,
+                    "end_bonus": self.end_bonus,
+                }
+            )
+        return out
+
+    def score_entries(self) -> list[ScoreEntry]:
+        """One entry per finished game, on the table of its scoring and 4-way rule."""
+        if not self._over:
+            return []
+        return [
+            ScoreEntry(
+                table=f"{self.scoring}/{self.opts['four_way']}",
+                seat=0,
+                score=self.score,
+                detail={
+                    "placed": self.placed,
+                    "fourways": self.fourways,
+                    "won": self.won,
+                    "left": self.stones_left,
+                    "helps": self.helps,
+                },
+            )
+        ]

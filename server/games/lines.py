@@ -1,0 +1,400 @@
+"""Lines (CLines): move chips along free paths so that chips of one colour line up.
+
+One seat plays against the computer's random throws. Every turn the player moves
+one chip to an empty cell it can reach through empty cells by horizontal and
+vertical steps. Lines of at least ``min_line`` chips of one colour through the
+moved chip (horizontal, vertical and both diagonals) are removed and score; a
+chip on two lines is removed and counted once. A scoring move earns another move
+at once; any other move lets the computer throw ``throw`` chips of random
+colours on random empty cells, and lines those chips form are removed and score
+too. The game ends when the computer has no room for its throw.
+
+Points for one removal of ``n`` chips: ``n + n*(n - min_line) + b*b``, ``b`` the
+number of consecutive scoring player moves before this one (0 for a throw; a
+throw resets it). This is the man page's ``b*b + n*(n - min)`` with one point per
+chip on top, as GAMES.md has it.
+
+Choices where the man page is silent (documented in ``protocol/games/lines.md``):
+
+* ``initial`` may not exceed the board's cells (:class:`OptionError` names it);
+  ``throw`` may: such a game simply ends at the first computer turn.
+* A player with no chip left to move (a scoring move emptied the board) cannot
+  move, so the computer throws at once.
+* A throw whose lines empty the board is followed by another throw, for the
+  same reason. If a throw onto an empty board empties it again, the game ends
+  (``board_empty``): on tiny boards with short lines every throw could clear
+  itself, and the game must not loop forever.
+* The game also ends when the throw fills the board (``board_full``): no chip
+  can move, and the man page's objective is to keep the board from filling up.
+* The colours of the next throw are drawn as soon as the previous throw landed,
+  whether or not ``preview`` shows them, so a seed plays the same with and
+  without preview; where the chips land is drawn when they are thrown.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from server.games.base import (
+    Action,
+    Event,
+    Game,
+    IllegalMove,
+    InvalidMove,
+    Option,
+    OptionError,
+    ScoreEntry,
+    Status,
+    require_cell,
+)
+
+__all__ = [
+    "LINE_DIRECTIONS",
+    "PATH_STEPS",
+    "EndReason",
+    "Lines",
+    "find_path",
+    "line_points",
+    "lines_through",
+]
+
+LINE_DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1), (1, -1))
+"""Horizontal, vertical, down-right and down-left: the four ways a line can run."""
+
+PATH_STEPS: tuple[tuple[int, int], ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
+"""A moving chip steps up, down, left or right (tried in this order, so paths are stable)."""
+
+
+class EndReason(enum.StrEnum):
+    """Why the game ended; sent in ``game_over`` and in the view."""
+
+    NO_ROOM = "no_room"
+    """Fewer empty cells than chips to throw: the man page's end."""
+    BOARD_FULL = "board_full"
+    """The throw filled the board: no chip can move."""
+    BOARD_EMPTY = "board_empty"
+    """A throw onto an empty board removed itself: no chip to move."""
+
+
+def line_points(n: int, min_line: int, streak: int) -> int:
+    """Points for removing ``n`` chips at once after ``streak`` consecutive scoring moves."""
+    return n + n * (n - min_line) + streak * streak
+
+
+def lines_through(board: list[int], width: int, height: int, index: int, min_line: int) -> set[int]:
+    """The cells (flat indices) of every line of ``min_line`` or more through ``index``.
+
+    ``board`` is flat, row-major, 0 for empty. The chip at ``index`` is included
+    once however many lines cross it; the set is empty when no line is long enough.
+    """
+    colour = board[index]
+    if colour == 0:
+        return set()
+    r0, c0 = divmod(index, width)
+    found: set[int] = set()
+    for dr, dc in LINE_DIRECTIONS:
+        run = [index]
+        for sign in (1, -1):
+            r, c = r0 + sign * dr, c0 + sign * dc
+            while 0 <= r < height and 0 <= c < width and board[r * width + c] == colour:
+                run.append(r * width + c)
+                r, c = r + sign * dr, c + sign * dc
+        if len(run) >= min_line:
+            found.update(run)
+    return found
+
+
+def find_path(board: list[int], width: int, height: int, start: int, goal: int) -> list[int] | None:
+    """A shortest path of flat indices from ``start`` to the empty ``goal``, or None.
+
+    Every cell after ``start`` is empty; steps are horizontal or vertical. The
+    breadth-first search tries :data:`PATH_STEPS` in order, so the same board
+    always gives the same path (clients animate it; replays must agree).
+    """
+    parent: dict[int, int] = {start: start}
+    frontier = [start]
+    while frontier:
+        nxt: list[int] = []
+        for cell in frontier:
+            r, c = divmod(cell, width)
+            for dr, dc in PATH_STEPS:
+                rr, cc = r + dr, c + dc
+                if not (0 <= rr < height and 0 <= cc < width):
+                    continue
+                step = rr * width + cc
+                if step in parent or board[step] != 0:
+                    continue
+                parent[step] = cell
+                if step == goal:
+                    path = [goal]
+                    while path[-1] != start:
+                        path.append(parent[path[-1]])
+                    path.reverse()
+                    return path
+                nxt.append(step)
+        frontier = nxt
+    return None
+
+
+class Lines(Game):
+    """The CLines puzzle for one seat; see the module docstring for the rules."""
+
+    name = "lines"
+    title = "Lines"
+    min_seats = 1
+    max_seats = 1
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(name="width", kind="int", default=9, min=3, max=20, doc="Board width (-w)."),
+        Option(name="height", kind="int", default=9, min=3, max=20, doc="Board height (-t)."),
+        Option(name="colours", kind="int", default=5, min=2, max=9, doc="Chip colours (-c)."),
+        Option(
+            name="min_line",
+            kind="int",
+            default=5,
+            min=2,
+            max=25,
+            doc="Shortest line that is removed (-i); longer than the board means no line scores.",
+        ),
+        Option(
+            name="throw", kind="int", default=3, min=1, max=20, doc="Chips per computer turn (-n)."
+        ),
+        Option(
+            name="initial",
+            kind="int",
+            default=3,
+            min=1,
+            max=400,
+            doc="Chips thrown before the first move (-N); at most the board's cells.",
+        ),
+        Option(
+            name="preview",
+            kind="bool",
+            default=False,
+            doc="Show the colours of the next throw (not in CLines; no records).",
+        ),
+    )
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Check each option's bounds, then that the initial chips fit on the board."""
+        opts = super().validate_options(options)
+        cells = opts["width"] * opts["height"]
+        if opts["initial"] > cells:
+            raise OptionError(
+                "initial",
+                f"option 'initial' ({opts['initial']}) is more than the {cells} cells"
+                f" of a {opts['width']}x{opts['height']} board",
+            )
+        return opts
+
+    def __init__(
+        self,
+        *,
+        options: Mapping[str, Any],
+        seats: int,
+        rng: random.Random,
+        now: float,
+        bots: frozenset[int] = frozenset(),
+    ) -> None:
+        super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
+        self.width: int = self.opts["width"]
+        self.height: int = self.opts["height"]
+        self.colours: int = self.opts["colours"]
+        self.min_line: int = self.opts["min_line"]
+        self.throw: int = self.opts["throw"]
+        self.preview: bool = self.opts["preview"]
+        self._board = [0] * (self.width * self.height)
+        self._score = 0
+        self._streak = 0
+        self._moves = 0
+        self._end: EndReason | None = None
+        # The opening throw is the computer's first turn; what it does is in the view.
+        self._next = self._draw_colours(self.opts["initial"])
+        self._computer_turn()
+
+    # -- the contract ----------------------------------------------------------
+
+    @property
+    def status(self) -> Status:
+        """``OVER`` once an :class:`EndReason` is set."""
+        return Status.PLAYING if self._end is None else Status.OVER
+
+    @property
+    def to_move(self) -> int | None:
+        """Seat 0 while playing."""
+        return 0 if self._end is None else None
+
+    @property
+    def scores(self) -> list[int]:
+        """The one seat's score."""
+        return [self._score]
+
+    @property
+    def eligible(self) -> bool:
+        """True when every option is at its default: only such games make records.
+
+        ``preview`` counts: CLines disables records for every option that changes
+        the game's conditions, and seeing the next colours makes it easier.
+        """
+        return all(self.opts[o.name] == o.default for o in self.options)
+
+    def act(self, seat: int, action: Action, now: float) -> list[Event]:
+        """Move a chip; then remove lines, or let the computer throw.
+
+        Raises:
+            IllegalMove: ``game_over``, ``not_your_turn``, ``empty_source``,
+                ``occupied`` or ``unreachable``.
+            InvalidMove: ``unknown_action``, ``missing_field`` or ``bad_cell``.
+        """
+        if self._end is not None:
+            raise IllegalMove("game_over", "the game is over")
+        if seat != 0:
+            raise IllegalMove("not_your_turn", f"Lines has one seat, not seat {seat}")
+        if not isinstance(action, Mapping) or action.get("do") != "move":
+            what = action.get("do") if isinstance(action, Mapping) else action
+            raise InvalidMove("unknown_action", f"Lines has no action {what!r}")
+        src = self._index(require_cell(action, "from", self.height, self.width))
+        dst = self._index(require_cell(action, "to", self.height, self.width))
+        if self._board[src] == 0:
+            raise IllegalMove("empty_source", f"no chip at {self._cell(src)}")
+        if self._board[dst] != 0:
+            raise IllegalMove("occupied", f"{self._cell(dst)} is not empty")
+        path = find_path(self._board, self.width, self.height, src, dst)
+        if path is None:
+            raise IllegalMove(
+                "unreachable", f"no free path from {self._cell(src)} to {self._cell(dst)}"
+            )
+        return self._move(src, dst, path)
+
+    def state_view(self, seat: int | None) -> dict[str, Any]:
+        """Everything is public except the next colours when ``preview`` is off."""
+        w = self.width
+        return {
+            "width": w,
+            "height": self.height,
+            "colours": self.colours,
+            "min_line": self.min_line,
+            "throw": self.throw,
+            "preview": self.preview,
+            "board": [self._board[r * w : (r + 1) * w] for r in range(self.height)],
+            "score": self._score,
+            "streak": self._streak,
+            "moves": self._moves,
+            "next": list(self._next) if self.preview else None,
+            "warning": self._warning(),
+            "eligible": self.eligible,
+            "reason": None if self._end is None else self._end.value,
+        }
+
+    def result(self) -> dict[str, Any] | None:
+        """The base result plus the end reason and the number of moves."""
+        out = super().result()
+        if out is not None and self._end is not None:
+            out["reason"] = self._end.value
+            out["moves"] = self._moves
+        return out
+
+    def score_entries(self) -> list[ScoreEntry]:
+        """The final score on table ``default``, for finished games on default options."""
+        if self._end is None or not self.eligible:
+            return []
+        return [
+            ScoreEntry(table="default", seat=0, score=self._score, detail={"moves": self._moves})
+        ]
+
+    # -- rules -------------------------------------------------------------------
+
+    def _move(self, src: int, dst: int, path: list[int]) -> list[Event]:
+        """Apply a validated move and everything it causes."""
+        colour = self._board[src]
+        self._board[src] = 0
+        self._board[dst] = colour
+        self._moves += 1
+        events: list[Event] = [
+            {
+                "e": "moved",
+                "from": self._cell(src),
+                "to": self._cell(dst),
+                "path": [self._cell(i) for i in path],
+                "colour": colour,
+            }
+        ]
+        line = lines_through(self._board, self.width, self.height, dst, self.min_line)
+        if not line:
+            return events + self._computer_turn()
+        events.append(self._remove(line, streak=self._streak, by="move"))
+        self._streak += 1
+        if not any(self._board):
+            # Nothing left to move: the player's free move is void, the computer throws.
+            events += self._computer_turn()
+        return events
+
+    def _computer_turn(self) -> list[Event]:
+        """Throw the prepared colours on random empty cells; remove the lines they make."""
+        empty = [i for i, v in enumerate(self._board) if v == 0]
+        was_empty = len(empty) == len(self._board)
+        colours = self._next
+        if len(empty) < len(colours):
+            return [self._finish(EndReason.NO_ROOM)]
+        cells = self.rng.sample(empty, len(colours))
+        for cell, colour in zip(cells, colours, strict=True):
+            self._board[cell] = colour
+        self._streak = 0
+        events: list[Event] = [
+            {"e": "thrown", "cells": [self._cell(i) for i in cells], "colours": list(colours)}
+        ]
+        removed: set[int] = set()
+        for cell in cells:
+            removed |= lines_through(self._board, self.width, self.height, cell, self.min_line)
+        if removed:
+            events.append(self._remove(removed, streak=0, by="throw"))
+        self._next = self._draw_colours(self.throw)
+        if all(self._board):
+            events.append(self._finish(EndReason.BOARD_FULL))
+        elif not any(self._board):
+            # No chip to move: throw again, unless this throw already fell on an empty board.
+            if was_empty:
+                events.append(self._finish(EndReason.BOARD_EMPTY))
+            else:
+                events += self._computer_turn()
+        return events
+
+    def _remove(self, cells: set[int], *, streak: int, by: str) -> Event:
+        """Clear ``cells``, score them, and say so."""
+        for cell in cells:
+            self._board[cell] = 0
+        n = len(cells)
+        points = line_points(n, self.min_line, streak)
+        self._score += points
+        return {
+            "e": "removed",
+            "cells": [self._cell(i) for i in sorted(cells)],
+            "n": n,
+            "points": points,
+            "streak": streak,
+            "by": by,
+        }
+
+    def _finish(self, reason: EndReason) -> Event:
+        self._end = reason
+        return {"e": "game_over", "reason": reason.value, "score": self._score}
+
+    def _draw_colours(self, count: int) -> list[int]:
+        return [self.rng.randint(1, self.colours) for _ in range(count)]
+
+    def _warning(self) -> str | None:
+        if self.min_line > max(self.width, self.height):
+            return (
+                f"min_line {self.min_line} is longer than the {self.width}x{self.height}"
+                " board: no line can score"
+            )
+        return None
+
+    def _index(self, cell: tuple[int, int]) -> int:
+        return cell[0] * self.width + cell[1]
+
+    def _cell(self, index: int) -> list[int]:
+        return list(divmod(index, self.width))

@@ -1,0 +1,510 @@
+"""Match-It: clear Shisen-Sho sheets against the clock, with lives, helps and sheet bonuses.
+
+The MicroEmacs '99 game (``/work/shared/rules/match-it.txt``, GAMES.md): a 16x6
+sheet of 96 tiles of 42 kinds; two tiles go when they match and a path of at
+most three segments joins them (:mod:`server.games.shisensho`). Any flower
+matches any flower and any season any season; pairing two different ones loses
+the sheet's Pedigree bonus.
+
+Choices where the texts are silent (documented in ``protocol/games/matchit.md``):
+
+* Selecting is done by the client; the engine sees a pair (``pair``), which
+  scores +2 when a path joins the tiles and -1 when none does. Two tiles that
+  do not match at all are refused (``no_match``) without a penalty.
+* A sheet left with tiles but no playable pair is stuck: nothing can change on
+  a board that never slides, so it is detected at once and treated like a
+  time-out (a life, then the same level with a new sheet). ``giveup`` does the
+  same when the player sees a dead end coming. ``help`` therefore always finds
+  a pair; it picks at random among the pairs that keep the sheet clearable.
+* A help's removal counts like the player's for the margins and Pedigree;
+  it prefers pairs of identical tiles, so it only costs the Pedigree when
+  no such pair keeps the sheet clearable.
+* An action at or after the sheet's deadline is refused (``time_up``); the
+  room then calls :meth:`MatchIt.advance`, which plays the time-out.
+* ``quit`` ends the game at once; its score still enters the table.
+
+Sheets get harder as the level rises: the deal's ``hardness`` goes from 0 at
+level 1 to 1 at level 10 and beyond, and :func:`sheet_difficulty` measures the
+result (see its docstring).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from server.games.base import (
+    Action,
+    Event,
+    Game,
+    IllegalMove,
+    InvalidMove,
+    ScoreEntry,
+    Status,
+    require,
+    require_cell,
+)
+from server.games.shisensho import (
+    Board,
+    Cell,
+    Move,
+    Side,
+    Solution,
+    count_tiles,
+    deal_by_play,
+    find_path,
+    margin_moves,
+    path_sides,
+    playable_pairs,
+    remove_pair,
+    solve,
+)
+
+__all__ = [
+    "COLS",
+    "FLOWERS",
+    "KIND_COUNTS",
+    "ROWS",
+    "SEASONS",
+    "EndReason",
+    "MatchIt",
+    "SheetDifficulty",
+    "deal_sheet",
+    "earns_help",
+    "hardness_for",
+    "match_key",
+    "sheet_difficulty",
+    "sheet_seconds",
+]
+
+ROWS = 6
+COLS = 16
+LIVES = 3
+HELPS = 3
+MAX_HELPS = 9
+PAIR_POINTS = 2
+NO_PATH_POINTS = -1
+HIGHLIGHT_POINTS = -4
+PEDIGREE_BONUS = 50
+INTERNAL_BONUS = 400
+SIDE_BONUS: dict[Side, int] = {Side.LEFT: 10, Side.RIGHT: 10, Side.TOP: 20, Side.BOTTOM: 20}
+SIDE_ORDER: tuple[Side, ...] = (Side.TOP, Side.BOTTOM, Side.LEFT, Side.RIGHT)
+
+DOTS = range(0, 9)
+BAMBOO = range(9, 18)
+CHARACTERS = range(18, 27)
+DRAGONS = range(27, 30)
+WINDS = range(30, 34)
+FLOWERS = range(34, 38)
+SEASONS = range(38, 42)
+"""Tile ids: dots 1-9 = 0-8, bamboo 1-9 = 9-17, characters 1-9 = 18-26, dragons red,
+green, white = 27-29, winds east, south, west, north = 30-33, flowers plum, orchid,
+chrysanthemum, bamboo = 34-37, seasons spring, summer, autumn, winter = 38-41."""
+
+KIND_COUNTS: dict[int, int] = {k: 4 if k in (27, 28, *WINDS) else 2 for k in range(42)}
+"""Two dragons and the four winds four times each, every other kind twice: 96 tiles."""
+
+SHEET_NODES = 300
+"""Solver budget to confirm a sheet (most need under 30 nodes); a sheet that needs more is
+dealt again, and after five such sheets the budget doubles with each further one."""
+HELP_NODES = 300
+"""Solver budget per check when a help looks for a pair that keeps the sheet clearable."""
+HELP_TRIES = 4
+"""Random pairs a help checks before it settles for the solver's own first pair."""
+
+
+def match_key(tile: int) -> int:
+    """Match class: every flower is one class, every season another, other kinds themselves."""
+    if tile in FLOWERS:
+        return FLOWERS.start
+    if tile in SEASONS:
+        return SEASONS.start
+    return tile
+
+
+def sheet_seconds(level: int) -> int:
+    """Time allowed for a sheet: ``400 - 20*(level-1)``, never under 200."""
+    return max(200, 400 - 20 * (level - 1))
+
+
+def earns_help(level: int) -> bool:
+    """True when reaching ``level`` earns a help (every third level)."""
+    return level % 3 == 0
+
+
+def hardness_for(level: int) -> float:
+    """How hard the deal of ``level`` is steered: 0 at level 1, 1 from level 10."""
+    return min(1.0, (level - 1) / 9)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SheetDifficulty:
+    """How hard a sheet is, measured on the deal and its solver clearing.
+
+    ``adjacent``: orthogonally touching pairs of matching tiles on the dealt
+    sheet (the easy first moves). ``margin_moves``: moves of the solver's
+    clearing that have no path staying on the board. ``score`` is
+    ``margin_moves - adjacent``: more margin work and fewer gifts is harder.
+    """
+
+    adjacent: int
+    margin_moves: int
+
+    @property
+    def score(self) -> int:
+        return self.margin_moves - self.adjacent
+
+
+def sheet_difficulty(board: Sequence[Sequence[int | None]], solution: Solution) -> SheetDifficulty:
+    """Measure a sheet (see :class:`SheetDifficulty`) from the solver's clearing of it."""
+    rows, cols = len(board), len(board[0])
+    adjacent = 0
+    for r in range(rows):
+        for c in range(cols):
+            t = board[r][c]
+            if t is None:
+                continue
+            for nr, nc in ((r, c + 1), (r + 1, c)):
+                if nr < rows and nc < cols:
+                    u = board[nr][nc]
+                    if u is not None and match_key(u) == match_key(t):
+                        adjacent += 1
+    return SheetDifficulty(adjacent=adjacent, margin_moves=margin_moves(board, solution.moves))
+
+
+def deal_sheet(level: int, rng: random.Random) -> tuple[Board, Solution]:
+    """A full sheet for ``level`` that the solver clears, with the solver's clearing.
+
+    The deal is built by playing a blank board (so it can be cleared) and then
+    confirmed by the solver; a deal the solver cannot confirm within its budget
+    is thrown away.
+    """
+    pairs = [(k, k) for k, n in KIND_COUNTS.items() for _ in range(n // 2)]
+    for attempt in itertools.count():
+        board = deal_by_play(ROWS, COLS, pairs, rng, key=match_key, hardness=hardness_for(level))
+        if board is None:
+            continue
+        solution = solve(board, match_key, node_limit=SHEET_NODES << max(0, attempt - 4))
+        if solution.solved:
+            return board, solution
+    raise AssertionError("unreachable")
+
+
+class EndReason(enum.StrEnum):
+    """Why a game ended."""
+
+    LIVES = "lives"
+    """The last life was lost (time-out, stuck sheet or give-up)."""
+    QUIT = "quit"
+    """The player quit."""
+
+
+class LifeLoss(enum.StrEnum):
+    """What cost a life; ``life_lost.reason`` on the wire."""
+
+    TIME_OUT = "time_out"
+    STUCK = "stuck"
+    GIVEUP = "giveup"
+
+
+class MatchIt(Game):
+    """One player clears sheets; see the module docstring for the rules."""
+
+    name: ClassVar[str] = "matchit"
+    title: ClassVar[str] = "Match-It"
+    min_seats: ClassVar[int] = 1
+    max_seats: ClassVar[int] = 1
+
+    def __init__(
+        self,
+        *,
+        options: Mapping[str, Any],
+        seats: int,
+        rng: random.Random,
+        now: float,
+        bots: frozenset[int] = frozenset(),
+    ) -> None:
+        super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
+        self._now = now
+        self._level = 1
+        self._lives = LIVES
+        self._helps = HELPS
+        self._score = 0
+        self._sheets = 0
+        self._end: EndReason | None = None
+        self._board: Board = []
+        self._deadline = now
+        self._sides: set[Side] = set()
+        self._pedigree = True
+        self._difficulty = SheetDifficulty(adjacent=0, margin_moves=0)
+        self._new_sheet(now)
+
+    # -- the contract ------------------------------------------------------------
+
+    def act(self, seat: int, action: Action, now: float) -> list[Event]:
+        """Play one action; see ``protocol/games/matchit.md`` for the vocabulary.
+
+        Raises:
+            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_cell``.
+            IllegalMove: ``game_over``, ``not_your_turn``, ``time_up``, ``same_cell``,
+                ``empty_cell``, ``no_match``, ``no_helps``.
+        """
+        if not isinstance(action, Mapping):
+            raise InvalidMove("unknown_action", f"an action is a map, not {action!r}")
+        do = require(action, "do")
+        handler = self._handlers.get(do) if isinstance(do, str) else None
+        if handler is None:
+            raise InvalidMove("unknown_action", f"Match-It has no action {do!r}")
+        if self._end is not None:
+            raise IllegalMove("game_over", "the game is over")
+        if seat != 0:
+            raise IllegalMove("not_your_turn", f"Match-It has one seat, not seat {seat}")
+        if now >= self._deadline:
+            raise IllegalMove(
+                "time_up", f"the sheet's time ran out at {self._deadline}; it is {now}"
+            )
+        events = handler(self, action, now)
+        self._now = max(self._now, now)
+        return events
+
+    def advance(self, now: float) -> list[Event]:
+        """Play the sheet's time-out when ``now`` has reached the deadline."""
+        self._now = max(self._now, now)
+        if self._end is not None or now < self._deadline:
+            return []
+        return [{"e": "time_out", "level": self._level}, *self._lose_life(LifeLoss.TIME_OUT, now)]
+
+    def next_deadline(self) -> float | None:
+        return None if self._end is not None else self._deadline
+
+    @property
+    def status(self) -> Status:
+        return Status.PLAYING if self._end is None else Status.OVER
+
+    @property
+    def to_move(self) -> int | None:
+        return 0 if self._end is None else None
+
+    @property
+    def scores(self) -> list[int]:
+        return [self._score]
+
+    def state_view(self, seat: int | None) -> dict[str, Any]:
+        """Everything is public: the sheet, the counters and the clock."""
+        return {
+            "rows": ROWS,
+            "cols": COLS,
+            "board": [list(row) for row in self._board],
+            "level": self._level,
+            "lives": self._lives,
+            "helps": self._helps,
+            "score": self._score,
+            "sheets": self._sheets,
+            "tiles_left": count_tiles(self._board),
+            "sheet_time": sheet_seconds(self._level),
+            "deadline": self._deadline,
+            "now": self._now,
+            "time_left": max(0.0, self._deadline - self._now) if self._end is None else 0.0,
+            "pedigree": self._pedigree,
+            "margins_used": [s.value for s in SIDE_ORDER if s in self._sides],
+            "difficulty": self._difficulty.score,
+            "end": None if self._end is None else self._end.value,
+        }
+
+    def result(self) -> dict[str, Any] | None:
+        out = super().result()
+        if out is not None:
+            out.update(
+                level=self._level,
+                sheets=self._sheets,
+                reason=None if self._end is None else self._end.value,
+            )
+        return out
+
+    def score_entries(self) -> list[ScoreEntry]:
+        """Every finished game claims a place on the one table, ``top``."""
+        if self._end is None:
+            return []
+        detail = {"level": self._level, "sheets": self._sheets}
+        return [ScoreEntry(table="top", seat=0, score=self._score, detail=detail)]
+
+    # -- actions -----------------------------------------------------------------
+
+    def _cell(self, action: Mapping[str, Any], key: str) -> Cell:
+        return require_cell(action, key, ROWS, COLS)
+
+    def _tile(self, cell: Cell) -> int:
+        tile = self._board[cell[0]][cell[1]]
+        if tile is None:
+            raise IllegalMove("empty_cell", f"no tile at {list(cell)}")
+        return tile
+
+    def _act_pair(self, action: Mapping[str, Any], now: float) -> list[Event]:
+        a, b = self._cell(action, "a"), self._cell(action, "b")
+        if a == b:
+            raise IllegalMove("same_cell", f"a pair needs two cells, not {list(a)} twice")
+        ta, tb = self._tile(a), self._tile(b)
+        if match_key(ta) != match_key(tb):
+            raise IllegalMove("no_match", f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ")
+        path = find_path(self._board, a, b, avoid_margin=True)
+        if path is None:
+            self._score += NO_PATH_POINTS
+            return [{"e": "no_path", "a": list(a), "b": list(b), "points": NO_PATH_POINTS}]
+        return self._remove((a, b), path, now, helped=False)
+
+    def _act_highlight(self, action: Mapping[str, Any], now: float) -> list[Event]:
+        at = self._cell(action, "at")
+        kind = match_key(self._tile(at))
+        cells = [
+            [r, c]
+            for r in range(ROWS)
+            for c in range(COLS)
+            if (t := self._board[r][c]) is not None and match_key(t) == kind
+        ]
+        self._score += HIGHLIGHT_POINTS
+        return [{"e": "highlight", "at": list(at), "cells": cells, "points": HIGHLIGHT_POINTS}]
+
+    def _act_help(self, action: Mapping[str, Any], now: float) -> list[Event]:
+        if self._helps == 0:
+            raise IllegalMove("no_helps", "no helps left")
+        pairs = playable_pairs(self._board, match_key)
+        if not pairs:
+            return [{"e": "no_pairs", "helps": self._helps}]
+        move = self._help_pair(pairs)
+        path = find_path(self._board, *move, avoid_margin=True)
+        assert path is not None
+        self._helps -= 1
+        return self._remove(move, path, now, helped=True)
+
+    def _help_pair(self, pairs: list[Move]) -> Move:
+        """A random playable pair after which the sheet can still be cleared, if it can be now.
+
+        A few random pairs are checked with the solver, pairs of identical
+        tiles first (a help should not cost the Pedigree when it need not);
+        the solver's own first pair is the fallback. A sheet that is already
+        a dead end (or too hard to tell within the budget) gets any pair.
+        """
+        self.rng.shuffle(pairs)
+        board = self._board
+        pairs.sort(key=lambda m: board[m[0][0]][m[0][1]] != board[m[1][0]][m[1][1]])
+        now = solve(self._board, match_key, node_limit=HELP_NODES)
+        if not now.solved:
+            return pairs[0]
+        for move in pairs[:HELP_TRIES]:
+            after = [row[:] for row in self._board]
+            remove_pair(after, move)
+            if solve(after, match_key, node_limit=HELP_NODES).solved:
+                return move
+        return now.moves[0]
+
+    def _act_giveup(self, action: Mapping[str, Any], now: float) -> list[Event]:
+        return [{"e": "giveup", "level": self._level}, *self._lose_life(LifeLoss.GIVEUP, now)]
+
+    def _act_quit(self, action: Mapping[str, Any], now: float) -> list[Event]:
+        return self._finish(EndReason.QUIT)
+
+    _handlers: ClassVar[dict[str, Callable[[MatchIt, Mapping[str, Any], float], list[Event]]]] = {
+        "pair": _act_pair,
+        "highlight": _act_highlight,
+        "help": _act_help,
+        "giveup": _act_giveup,
+        "quit": _act_quit,
+    }
+
+    # -- rules -------------------------------------------------------------------
+
+    def _remove(self, move: Move, path: list[Cell], now: float, *, helped: bool) -> list[Event]:
+        (ar, ac), (br, bc) = move
+        ta, tb = self._board[ar][ac], self._board[br][bc]
+        assert ta is not None and tb is not None
+        sides = path_sides(path, ROWS, COLS)
+        self._sides |= sides
+        if ta != tb:
+            self._pedigree = False
+        points = 0 if helped else PAIR_POINTS
+        self._score += points
+        remove_pair(self._board, move)
+        event: Event = {
+            "e": "removed",
+            "a": [ar, ac],
+            "b": [br, bc],
+            "tiles": [ta, tb],
+            "path": [list(p) for p in path],
+            "points": points,
+            "margins": [s.value for s in SIDE_ORDER if s in sides],
+            "help": helped,
+        }
+        if helped:
+            event["helps"] = self._helps
+        events = [event]
+        if count_tiles(self._board) == 0:
+            events += self._clear_sheet(now)
+        elif not playable_pairs(self._board, match_key):
+            events += [{"e": "stuck", "level": self._level}, *self._lose_life(LifeLoss.STUCK, now)]
+        return events
+
+    def _clear_sheet(self, now: float) -> list[Event]:
+        internal = (
+            INTERNAL_BONUS
+            if not self._sides
+            else sum(v for s, v in SIDE_BONUS.items() if s not in self._sides)
+        )
+        bonus = {
+            "time": max(0, int(self._deadline - now)),
+            "lives": 10 * self._lives,
+            "level": 2 * self._level,
+            "helps": 2 * self._helps,
+            "pedigree": PEDIGREE_BONUS if self._pedigree else 0,
+            "internal": internal,
+        }
+        total = sum(bonus.values())
+        self._score += total
+        self._sheets += 1
+        events: list[Event] = [
+            {"e": "sheet_clear", "level": self._level, "bonus": bonus, "points": total}
+        ]
+        self._level += 1
+        if earns_help(self._level) and self._helps < MAX_HELPS:
+            self._helps += 1
+        return events + self._new_sheet(now)
+
+    def _lose_life(self, reason: LifeLoss, now: float) -> list[Event]:
+        self._lives -= 1
+        events: list[Event] = [{"e": "life_lost", "reason": reason.value, "lives": self._lives}]
+        if self._lives == 0:
+            return events + self._finish(EndReason.LIVES)
+        return events + self._new_sheet(now)
+
+    def _finish(self, reason: EndReason) -> list[Event]:
+        self._end = reason
+        return [
+            {
+                "e": "game_over",
+                "reason": reason.value,
+                "score": self._score,
+                "level": self._level,
+                "sheets": self._sheets,
+            }
+        ]
+
+    def _new_sheet(self, now: float) -> list[Event]:
+        self._board, solution = deal_sheet(self._level, self.rng)
+        self._difficulty = sheet_difficulty(self._board, solution)
+        self._deadline = now + sheet_seconds(self._level)
+        self._sides = set()
+        self._pedigree = True
+        return [
+            {
+                "e": "sheet",
+                "level": self._level,
+                "sheet_time": sheet_seconds(self._level),
+                "deadline": self._deadline,
+                "helps": self._helps,
+                "lives": self._lives,
+                "difficulty": self._difficulty.score,
+            }
+        ]

@@ -1,0 +1,684 @@
+"""Mathable: Scrabble with numbers on a 14x14 board, for 2 to 4 seats.
+
+The rules text (shared/rules/mathable.txt) and GAMES.md are the specification.
+A tile goes on an empty square X when, in one of the four directions, the two
+squares next to X in a straight line (A adjacent to X, B beyond A) hold numbers
+a and b and the tile equals a+b, |a-b|, a*b, or an exact a/b or b/a. Never
+diagonally, never between the operands; on an operator square only that
+operation counts. A placement scores face value x the number of directions
+that form an equation x the premium of the square (2x, 3x); seven tiles in one
+turn earn 50 more. Each tile placed on an operator square earns one optional
+extra draw during that turn.
+
+A turn is: place tiles one at a time (``place``), optionally take earned extra
+draws (``draw``), then ``end`` (the rack refills to seven while the bag lasts);
+or, before placing anything, ``exchange`` tiles, which ends the turn. The game
+ends when a turn ends with the bag empty and no seat able to place, when no
+tile still in play (racks and bag) fits anywhere (the board can then never
+change again), or when every human seat has voted to ``quit``. Rack values
+are then subtracted from the scores.
+
+The rule checks are small pure functions (:func:`equations`,
+:func:`accepted_values`, :func:`legal_placements`, :func:`all_placements`) so
+that bots reason with exactly the engine's rules from nothing but a view.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar
+
+from server.games.base import (
+    Action,
+    Event,
+    Game,
+    IllegalMove,
+    InvalidMove,
+    Option,
+    ScoreEntry,
+    Status,
+    require,
+    require_cell,
+)
+
+__all__ = [
+    "DIRECTIONS",
+    "DOUBLE",
+    "FULL_TURN",
+    "FULL_TURN_BONUS",
+    "OPERATORS",
+    "PRESET",
+    "RACK_SIZE",
+    "SIZE",
+    "TILE_COUNTS",
+    "TILE_VALUES",
+    "TRIPLE",
+    "Board",
+    "Cell",
+    "Equation",
+    "Mathable",
+    "Placement",
+    "accepted_values",
+    "all_placements",
+    "equations",
+    "legal_placements",
+    "operation_results",
+    "placeable_values",
+    "premium",
+    "preset_board",
+    "square_code",
+    "tile_set",
+]
+
+SIZE = 14
+RACK_SIZE = 7
+FULL_TURN = 7
+"""Tiles placed in one turn that earn :data:`FULL_TURN_BONUS`."""
+FULL_TURN_BONUS = 50
+
+Cell = tuple[int, int]
+Board = Sequence[Sequence[int | None]]
+"""``board[row][col]``: the number on a square, or None when it is empty."""
+
+PRESET: Mapping[Cell, int] = {(6, 6): 1, (6, 7): 2, (7, 6): 3, (7, 7): 4}
+
+TRIPLE: frozenset[Cell] = frozenset(
+    {
+        (0, 0),
+        (0, 6),
+        (0, 7),
+        (0, 13),
+        (6, 0),
+        (7, 0),
+        (6, 13),
+        (7, 13),
+        (13, 0),
+        (13, 6),
+        (13, 7),
+        (13, 13),
+    }
+)
+DOUBLE: frozenset[Cell] = frozenset(
+    cell
+    for i in range(1, 5)
+    for cell in ((i, i), (i, SIZE - 1 - i), (SIZE - 1 - i, i), (SIZE - 1 - i, SIZE - 1 - i))
+)
+
+
+def _cells(op: str, cells: Iterable[Cell]) -> dict[Cell, str]:
+    return {cell: op for cell in cells}
+
+
+OPERATORS: Mapping[Cell, str] = {
+    **_cells("/", [(1, 4), (1, 9), (4, 1), (4, 12), (9, 1), (9, 12), (12, 4), (12, 9)]),
+    **_cells("-", [(2, 5), (2, 8), (5, 2), (5, 11), (8, 2), (8, 11), (11, 5), (11, 8)]),
+    **_cells("+", [(3, 6), (4, 7), (6, 4), (7, 3), (6, 10), (7, 9), (9, 6), (10, 7)]),
+    **_cells("*", [(3, 7), (4, 6), (6, 3), (7, 4), (6, 9), (7, 10), (9, 7), (10, 6)]),
+}
+"""Operator squares: ``+ - * /`` on the wire (the rules text draws them ``+ - x :``)."""
+
+_BIG_TILES = (21, 24, 25, 27, 28, 30, 32, 35, 36, 40, 42, 45, 48, 49, 50, 54, 56, 60, 63, 64)
+TILE_COUNTS: Mapping[int, int] = {
+    0: 1,
+    **{v: 7 for v in range(1, 11)},
+    **{v: 1 for v in range(11, 21)},
+    **{v: 1 for v in (*_BIG_TILES, 70, 72, 80, 81, 90)},
+}
+"""The 106 tiles of the bag (the four preset tiles come on top of these)."""
+TILE_VALUES: frozenset[int] = frozenset(TILE_COUNTS)
+
+DIRECTIONS: tuple[tuple[str, int, int], ...] = (
+    ("up", -1, 0),
+    ("down", 1, 0),
+    ("left", 0, -1),
+    ("right", 0, 1),
+)
+"""Where the operands lie, seen from the square being filled."""
+
+_OPS = ("+", "-", "*", "/")
+
+
+def tile_set() -> list[int]:
+    """All 106 bag tiles, in ascending order."""
+    return [v for v, n in sorted(TILE_COUNTS.items()) for _ in range(n)]
+
+
+def preset_board() -> list[list[int | None]]:
+    """An empty board with the four preset tiles in the centre."""
+    board: list[list[int | None]] = [[None] * SIZE for _ in range(SIZE)]
+    for (r, c), v in PRESET.items():
+        board[r][c] = v
+    return board
+
+
+def premium(cell: Cell) -> int:
+    """The multiplier of a square: 3, 2 or 1."""
+    return 3 if cell in TRIPLE else 2 if cell in DOUBLE else 1
+
+
+def square_code(cell: Cell) -> str:
+    """How a square is drawn on the wire: ``3x``, ``2x``, an operator or ``""``."""
+    if cell in TRIPLE:
+        return "3x"
+    if cell in DOUBLE:
+        return "2x"
+    return OPERATORS.get(cell, "")
+
+
+def _results(a: int, b: int) -> list[tuple[str, int]]:
+    """Every (operation, result) a and b give; division only when exact, never by zero."""
+    out = [("+", a + b), ("-", abs(a - b)), ("*", a * b)]
+    if b != 0 and a % b == 0:
+        out.append(("/", a // b))
+    if a != 0 and b % a == 0:
+        out.append(("/", b // a))
+    return out
+
+
+@cache
+def operation_results(a: int, b: int, only: str | None = None) -> frozenset[int]:
+    """The numbers a tile may carry to sit next to operands a, b (``only``: an operator square)."""
+    return frozenset(v for op, v in _results(a, b) if only is None or op == only)
+
+
+def _operation(a: int, b: int, tile: int, only: str | None) -> str | None:
+    """The first operation (in ``+ - * /`` order) by which a and b give ``tile``."""
+    for op, v in _results(a, b):
+        if v == tile and (only is None or op == only):
+            return op
+    return None
+
+
+def _operands(board: Board, cell: Cell, dr: int, dc: int) -> tuple[int, int] | None:
+    """The numbers on A (adjacent) and B (beyond) in one direction, if both squares hold one."""
+    r, c = cell
+    ra, ca, rb, cb = r + dr, c + dc, r + 2 * dr, c + 2 * dc
+    if not (0 <= rb < SIZE and 0 <= cb < SIZE):
+        return None
+    a, b = board[ra][ca], board[rb][cb]
+    if a is None or b is None:
+        return None
+    return a, b
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Equation:
+    """One direction in which a placed tile is the result of its two neighbours' operation."""
+
+    direction: str
+    a: int
+    b: int
+    op: str
+
+    def wire(self) -> dict[str, Any]:
+        """As sent in a ``placed`` event."""
+        return {"dir": self.direction, "a": self.a, "b": self.b, "op": self.op}
+
+
+def equations(board: Board, cell: Cell, tile: int) -> list[Equation]:
+    """Every direction in which ``tile`` on ``cell`` forms an equation (cell assumed empty).
+
+    On an operator square only that operation counts. The count of the result
+    is the score multiplier of the placement.
+    """
+    only = OPERATORS.get(cell)
+    out: list[Equation] = []
+    for name, dr, dc in DIRECTIONS:
+        pair = _operands(board, cell, dr, dc)
+        if pair is None:
+            continue
+        op = _operation(pair[0], pair[1], tile, only)
+        if op is not None:
+            out.append(Equation(direction=name, a=pair[0], b=pair[1], op=op))
+    return out
+
+
+def accepted_values(board: Board, cell: Cell) -> dict[int, int]:
+    """Numbers an empty ``cell`` accepts, each with the count of directions it satisfies."""
+    only = OPERATORS.get(cell)
+    out: dict[int, int] = {}
+    for _, dr, dc in DIRECTIONS:
+        pair = _operands(board, cell, dr, dc)
+        if pair is None:
+            continue
+        for v in operation_results(pair[0], pair[1], only):
+            out[v] = out.get(v, 0) + 1
+    return out
+
+
+def _empty_cells(board: Board) -> Iterable[Cell]:
+    return ((r, c) for r in range(SIZE) for c in range(SIZE) if board[r][c] is None)
+
+
+def legal_placements(board: Board, tile: int) -> list[Cell]:
+    """Every empty square where ``tile`` forms at least one equation, row-major."""
+    return [cell for cell in _empty_cells(board) if tile in accepted_values(board, cell)]
+
+
+def placeable_values(board: Board) -> set[int]:
+    """Every number that some empty square accepts."""
+    out: set[int] = set()
+    for cell in _empty_cells(board):
+        out.update(accepted_values(board, cell))
+    return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Placement:
+    """A legal single placement and what it earns (without the seven-tile bonus)."""
+
+    tile: int
+    at: Cell
+    directions: int
+    points: int
+
+    @property
+    def earns_draw(self) -> bool:
+        """Placed on an operator square: one optional extra draw this turn."""
+        return self.at in OPERATORS
+
+
+def all_placements(board: Board, rack: Iterable[int]) -> list[Placement]:
+    """Every legal (tile, square) for the distinct tiles of ``rack``, row-major then by tile."""
+    tiles = sorted(set(rack))
+    out: list[Placement] = []
+    for cell in _empty_cells(board):
+        acc = accepted_values(board, cell)
+        if not acc:
+            continue
+        mult = premium(cell)
+        for t in tiles:
+            n = acc.get(t)
+            if n:
+                out.append(Placement(tile=t, at=cell, directions=n, points=t * n * mult))
+    return out
+
+
+def _tiles_field(action: Mapping[str, Any]) -> list[int]:
+    value = require(action, "tiles")
+    if (
+        not isinstance(value, list | tuple)
+        or not value
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise InvalidMove(
+            "bad_field", f"'tiles' must be a non-empty list of numbers, not {value!r}"
+        )
+    return list(value)
+
+
+def _tile_field(action: Mapping[str, Any]) -> int:
+    value = require(action, "tile")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidMove("bad_field", f"'tile' must be a number, not {value!r}")
+    return value
+
+
+class Mathable(Game):
+    """The Mathable engine (2 to 4 seats)."""
+
+    name: ClassVar[str] = "mathable"
+    title: ClassVar[str] = "Mathable"
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = 4
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            name="racks",
+            kind="choice",
+            default="open",
+            choices=("open", "hidden"),
+            doc="open: every rack is visible, as in the rules text; "
+            "hidden: each player sees only their own rack",
+        ),
+        Option(
+            name="turn_seconds",
+            kind="int",
+            default=0,
+            min=0,
+            max=600,
+            doc="seconds per turn before the turn is ended for the player; 0: no clock",
+        ),
+    )
+
+    def __init__(
+        self,
+        *,
+        options: Mapping[str, Any],
+        seats: int,
+        rng: random.Random,
+        now: float,
+        bots: frozenset[int] = frozenset(),
+    ) -> None:
+        super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
+        self.open_racks: bool = self.opts["racks"] == "open"
+        self.turn_seconds: int = self.opts["turn_seconds"]
+        self.board: list[list[int | None]] = preset_board()
+        self.bag: list[int] = tile_set()
+        self.racks: list[list[int]] = [sorted(self._take(RACK_SIZE)) for _ in range(seats)]
+        self.score_list: list[int] = [0] * seats
+        self.tiles_placed: list[int] = [0] * seats
+        self.turn_seat: int = self.rng.randrange(seats)
+        self.turn_placed: list[Cell] = []
+        self.draws_left = 0
+        self.turn_started = now
+        self.quit_votes: set[int] = set()
+        self.hinted: set[int] = set()
+        self.penalties: list[int] | None = None
+        self.end_reason: str | None = None
+
+    # -- the bag -------------------------------------------------------------------
+
+    def _take(self, n: int) -> list[int]:
+        """Draw ``n`` tiles at random; the bag's order is never part of any view."""
+        return [self.bag.pop(self.rng.randrange(len(self.bag))) for _ in range(n)]
+
+    def _draw_events(self, seat: int, tiles: list[int], reason: str) -> list[Event]:
+        """``drew`` is public; the tiles themselves are private when racks are hidden."""
+        public: Event = {"e": "drew", "seat": seat, "count": len(tiles), "reason": reason}
+        if self.open_racks:
+            return [{**public, "tiles": sorted(tiles)}]
+        private: Event = {
+            "e": "drew_tiles",
+            "seat": seat,
+            "reason": reason,
+            "tiles": sorted(tiles),
+            "_to": seat,
+        }
+        return [public, private]
+
+    # -- the contract --------------------------------------------------------------
+
+    def act(self, seat: int, action: Action, now: float) -> list[Event]:
+        """Apply ``place``, ``draw``, ``end``, ``exchange``, ``hint`` or ``quit``.
+
+        Raises:
+            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_field``,
+                ``bad_cell``, ``bad_seat``.
+            IllegalMove: ``game_over``, ``not_your_turn``, ``not_in_rack``,
+                ``occupied``, ``no_equation``, ``no_draw``, ``bag_empty``,
+                ``already_placed``, ``bag_too_small``.
+        """
+        do = action.get("do") if isinstance(action, Mapping) else None
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise InvalidMove("bad_seat", f"Mathable has seats 0 to {self.seats - 1}, not {seat!r}")
+        if do == "place":
+            tile = _tile_field(action)
+            cell = require_cell(action, "at", SIZE, SIZE)
+            self._check_turn(seat)
+            return self._place(seat, tile, cell)
+        if do == "draw":
+            self._check_turn(seat)
+            return self._extra_draw(seat)
+        if do == "end":
+            self._check_turn(seat)
+            return self._end_turn(seat, "end", now)
+        if do == "exchange":
+            tiles = _tiles_field(action)
+            self._check_turn(seat)
+            return self._exchange(seat, tiles, now)
+        if do == "hint":
+            self._check_turn(seat)
+            return self._hint(seat)
+        if do == "quit":
+            vote = action.get("vote")
+            if vote is not None and not isinstance(vote, bool):
+                raise InvalidMove("bad_field", f"'vote' must be true or false, not {vote!r}")
+            self._check_over()
+            return self._quit(seat, vote)
+        raise InvalidMove("unknown_action", f"Mathable has no action {do!r}")
+
+    def _check_over(self) -> None:
+        if self.end_reason is not None:
+            raise IllegalMove("game_over", "the game is over")
+
+    def _check_turn(self, seat: int) -> None:
+        self._check_over()
+        if seat != self.turn_seat:
+            raise IllegalMove("not_your_turn", f"it is seat {self.turn_seat}'s turn, not {seat}'s")
+
+    def _place(self, seat: int, tile: int, cell: Cell) -> list[Event]:
+        rack = self.racks[seat]
+        if tile not in rack:
+            raise IllegalMove("not_in_rack", f"tile {tile} is not on your rack {rack}")
+        r, c = cell
+        there = self.board[r][c]
+        if there is not None:
+            raise IllegalMove("occupied", f"square {[r, c]} already holds {there}")
+        found = equations(self.board, cell, tile)
+        if not found:
+            only = OPERATORS.get(cell)
+            how = f"by {only} (an operator square)" if only else "by + - * or exact /"
+            raise IllegalMove(
+                "no_equation",
+                f"tile {tile} at {[r, c]} is not made {how} of the two numbers in line "
+                f"above, below, left or right of it",
+            )
+        mult = premium(cell)
+        points = tile * len(found) * mult
+        rack.remove(tile)
+        self.board[r][c] = tile
+        self.turn_placed.append(cell)
+        self.tiles_placed[seat] += 1
+        self.score_list[seat] += points
+        earns = cell in OPERATORS
+        self.draws_left += earns
+        events: list[Event] = [
+            {
+                "e": "placed",
+                "seat": seat,
+                "tile": tile,
+                "at": [r, c],
+                "square": square_code(cell),
+                "equations": [eq.wire() for eq in found],
+                "premium": mult,
+                "points": points,
+                "draw_earned": earns,
+                "score": self.score_list[seat],
+            }
+        ]
+        if len(self.turn_placed) == FULL_TURN:
+            self.score_list[seat] += FULL_TURN_BONUS
+            events.append(
+                {
+                    "e": "bonus",
+                    "seat": seat,
+                    "points": FULL_TURN_BONUS,
+                    "score": self.score_list[seat],
+                }
+            )
+        return events
+
+    def _extra_draw(self, seat: int) -> list[Event]:
+        if self.draws_left <= 0:
+            raise IllegalMove(
+                "no_draw", "no extra draw left: each tile placed on an operator square earns one"
+            )
+        if not self.bag:
+            raise IllegalMove("bag_empty", "the bag is empty")
+        self.draws_left -= 1
+        tiles = self._take(1)
+        self.racks[seat] = sorted(self.racks[seat] + tiles)
+        return self._draw_events(seat, tiles, "extra")
+
+    def _exchange(self, seat: int, tiles: list[int], now: float) -> list[Event]:
+        if self.turn_placed:
+            raise IllegalMove("already_placed", "you may only exchange before placing a tile")
+        missing = Counter(tiles) - Counter(self.racks[seat])
+        if missing:
+            raise IllegalMove(
+                "not_in_rack",
+                f"tiles {sorted(missing.elements())} of {tiles} are not on your rack "
+                f"{self.racks[seat]}",
+            )
+        if len(tiles) > len(self.bag):
+            raise IllegalMove(
+                "bag_too_small",
+                f"cannot exchange {len(tiles)} tiles: the bag holds {len(self.bag)}",
+            )
+        # Draw first, then return: a player never gets back the tiles they gave up.
+        new = self._take(len(tiles))
+        rack = self.racks[seat]
+        for t in tiles:
+            rack.remove(t)
+        self.bag.extend(tiles)
+        self.racks[seat] = sorted(rack + new)
+        event: Event = {"e": "exchanged", "seat": seat, "count": len(tiles)}
+        if self.open_racks:
+            event["tiles"] = sorted(tiles)
+        events = [event, *self._draw_events(seat, new, "exchange")]
+        return events + self._end_turn(seat, "exchange", now)
+
+    def _hint(self, seat: int) -> list[Event]:
+        """Name the biggest rack tile that fits somewhere (never where it fits)."""
+        fits = placeable_values(self.board) & set(self.racks[seat])
+        tile = max(fits) if fits else None
+        self.hinted.add(seat)
+        return [
+            {"e": "hinted", "seat": seat},
+            {"e": "hint", "seat": seat, "tile": tile, "_to": seat},
+        ]
+
+    def _quit(self, seat: int, vote: bool | None) -> list[Event]:
+        if vote is None:
+            vote = seat not in self.quit_votes
+        if vote:
+            self.quit_votes.add(seat)
+        else:
+            self.quit_votes.discard(seat)
+        events: list[Event] = [
+            {"e": "quit_vote", "seat": seat, "vote": vote, "votes": sorted(self.quit_votes)}
+        ]
+        humans = set(range(self.seats)) - self.bots
+        if humans and humans <= self.quit_votes:
+            events += self._finish("quit")
+        return events
+
+    def _end_turn(self, seat: int, reason: str, now: float) -> list[Event]:
+        """Refill the rack, pass the turn, and end the game if nothing can change any more."""
+        events: list[Event] = [
+            {"e": "turn_ended", "seat": seat, "placed": len(self.turn_placed), "reason": reason}
+        ]
+        need = min(RACK_SIZE - len(self.racks[seat]), len(self.bag))
+        if need > 0:
+            new = self._take(need)
+            self.racks[seat] = sorted(self.racks[seat] + new)
+            events += self._draw_events(seat, new, "refill")
+        self.turn_placed = []
+        self.draws_left = 0
+        self.turn_seat = (seat + 1) % self.seats
+        self.turn_started = now
+        if self._blocked():
+            return events + self._finish("blocked")
+        return [*events, {"e": "turn", "seat": self.turn_seat}]
+
+    def _blocked(self) -> bool:
+        """No rack tile fits anywhere and either the bag is empty or none of its tiles fits."""
+        fits = placeable_values(self.board)
+        in_racks = {t for rack in self.racks for t in rack}
+        if fits & in_racks:
+            return False
+        return not (fits & set(self.bag))
+
+    def _finish(self, reason: str) -> list[Event]:
+        self.end_reason = reason
+        self.penalties = [sum(rack) for rack in self.racks]
+        for i, p in enumerate(self.penalties):
+            self.score_list[i] -= p
+        self.turn_placed = []
+        self.draws_left = 0
+        return [
+            {
+                "e": "game_over",
+                "reason": reason,
+                "penalties": list(self.penalties),
+                "scores": list(self.score_list),
+            }
+        ]
+
+    def advance(self, now: float) -> list[Event]:
+        """End the turn of the player to move when their time is up."""
+        deadline = self.next_deadline()
+        if deadline is None or now < deadline:
+            return []
+        seat = self.turn_seat
+        return [{"e": "timeout", "seat": seat}, *self._end_turn(seat, "timeout", now)]
+
+    def next_deadline(self) -> float | None:
+        if self.turn_seconds <= 0 or self.end_reason is not None:
+            return None
+        return self.turn_started + self.turn_seconds
+
+    @property
+    def status(self) -> Status:
+        return Status.PLAYING if self.end_reason is None else Status.OVER
+
+    @property
+    def to_move(self) -> int | None:
+        return self.turn_seat if self.end_reason is None else None
+
+    @property
+    def scores(self) -> list[int]:
+        return list(self.score_list)
+
+    def unseen(self, seat: int | None) -> list[int]:
+        """Tiles ``seat`` cannot see: the bag, plus other racks when racks are hidden."""
+        out = list(self.bag)
+        if not self.open_racks:
+            for i, rack in enumerate(self.racks):
+                if i != seat:
+                    out += rack
+        return sorted(out)
+
+    def state_view(self, seat: int | None) -> dict[str, Any]:
+        """Board, racks as ``seat`` may see them, the tiles it cannot see, and the turn."""
+        over = self.end_reason is not None
+        return {
+            "board": [list(row) for row in self.board],
+            "squares": [[square_code((r, c)) for c in range(SIZE)] for r in range(SIZE)],
+            "racks": [
+                list(rack) if self.open_racks or i == seat else None
+                for i, rack in enumerate(self.racks)
+            ],
+            "rack_sizes": [len(rack) for rack in self.racks],
+            "racks_open": self.open_racks,
+            "bag": len(self.bag),
+            "unseen": self.unseen(seat),
+            "turn": {
+                "seat": None if over else self.turn_seat,
+                "placed": [[r, c] for r, c in self.turn_placed],
+                "draws": self.draws_left,
+                "can_exchange": not over and not self.turn_placed and bool(self.bag),
+            },
+            "turn_seconds": self.turn_seconds,
+            "deadline": self.next_deadline(),
+            "tiles_placed": list(self.tiles_placed),
+            "quit_votes": sorted(self.quit_votes),
+            "hinted": sorted(self.hinted),
+            "penalties": None if self.penalties is None else list(self.penalties),
+        }
+
+    def result(self) -> dict[str, Any] | None:
+        out = super().result()
+        if out is not None:
+            out["reason"] = self.end_reason
+            out["penalties"] = list(self.penalties or [])
+        return out
+
+    def score_entries(self) -> list[ScoreEntry]:
+        """Hall of Fame claims: one table per seat count; hints and bots are out."""
+        if self.end_reason is None:
+            return []
+        return [
+            ScoreEntry(
+                table=f"{self.seats} players",
+                seat=i,
+                score=self.score_list[i],
+                detail={"tiles_placed": self.tiles_placed[i], "reason": self.end_reason},
+            )
+            for i in range(self.seats)
+            if i not in self.bots and i not in self.hinted
+        ]

@@ -1,0 +1,150 @@
+"""One connection: identity, rate limit, and a bounded outgoing queue.
+
+What happens to slow receivers: every frame for a connection goes through
+:meth:`Session.send`, which never waits. Frames wait in a queue of at most
+``Limits.send_queue`` frames drained by one writer task; when the queue is full
+the connection is closed with 1008 and the frame dropped. So a client that
+stops reading costs a bounded amount of memory and never stalls a room's
+broadcast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.server import broadcast
+from websockets.exceptions import ConnectionClosed
+
+from protocol import encode
+from server.config import Limits
+from server.store.base import PlayerRecord
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
+
+__all__ = ["Session", "TokenBucket"]
+
+log = logging.getLogger(__name__)
+
+
+class TokenBucket:
+    """Classic token bucket: ``rate`` tokens a second, at most ``burst`` stored."""
+
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self, now: float | None = None) -> bool:
+        """Spend one token if there is one."""
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class Session:
+    """State of one WebSocket connection."""
+
+    def __init__(self, ws: ServerConnection, limits: Limits) -> None:
+        self.ws = ws
+        self.limits = limits
+        self.player: PlayerRecord | None = None
+        self.rooms: dict[str, int | None] = {}
+        """Rooms this connection is in, with its seat there (None: watching)."""
+        self.bucket = TokenBucket(limits.rate, limits.burst)
+        self.strikes = 0
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=limits.send_queue)
+        self._writer: asyncio.Task[None] | None = None
+        """Started when a frame is queued, gone when the queue is empty: a parked
+        writer task costs about 4 KiB, a fifth of an idle connection."""
+        self.closing = False
+        self._closer: asyncio.Task[None] | None = None
+
+    @property
+    def peer(self) -> str:
+        addr = self.ws.remote_address
+        return f"{addr[0]}:{addr[1]}" if addr else "?"
+
+    def push(self, data: bytes) -> None:
+        """Send a frame pushed to many (a room's update): at once when the way is clear.
+
+        When nothing is queued and the socket's buffer is below its high-water
+        mark, the frame is written now (websockets' own synchronous
+        ``broadcast``), so a broadcast to thousands costs no task wake-up per
+        member. Otherwise it goes through :meth:`send`, behind the frames queued
+        before it: order and the memory bound are as before.
+        """
+        if not self.closing and self._queue.empty() and self._writable():
+            broadcast((self.ws,), data)
+        else:
+            self.send(data)
+
+    def send(self, data: bytes) -> None:
+        """Queue an encoded frame; close the connection if the client is too slow."""
+        if self.closing:
+            return
+        try:
+            self._queue.put_nowait(data)
+            if self._writer is None or self._writer.done():
+                self._writer = asyncio.create_task(self._drain(), name="session-writer")
+        except asyncio.QueueFull:
+            log.warning("closing %s: send queue full (%d frames)", self.peer, self._queue.maxsize)
+            self.close(1008, "too slow: send queue full")
+
+    def _writable(self) -> bool:
+        transport = self.ws.transport
+        return transport.get_write_buffer_size() <= transport.get_write_buffer_limits()[1]
+
+    def send_msg(self, msg: dict[str, Any]) -> None:
+        self.send(encode(msg))
+
+    def close(self, code: int, reason: str, *, abort_after: float | None = None) -> None:
+        """Close soon, without waiting (safe to call from a broadcast).
+
+        ``abort_after``: for abusers. Stop reading at once, so a flood costs no
+        more parsing and TCP pushes back on the sender; drop the connection that
+        many seconds later whether or not the peer answered the close.
+        """
+        if self.closing:
+            return
+        self.closing = True
+        if abort_after is not None:
+            transport = self.ws.transport
+            transport.pause_reading()
+            asyncio.get_running_loop().call_later(abort_after, transport.abort)
+        self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(code, reason)
+
+    async def _drain(self) -> None:
+        ws, queue = self.ws, self._queue
+        try:
+            while not queue.empty():
+                await ws.send(queue.get_nowait())
+        except ConnectionClosed:
+            pass
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("writer of %s failed", self.peer)
+
+    async def finish(self) -> None:
+        """Stop the writer: called once the connection is gone."""
+        self.closing = True
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
