@@ -1,0 +1,248 @@
+"""The terminal client: a Textual app over :class:`clients.connection.Connection`.
+
+One network worker owns the connection: it says hello (by saved token, else by
+name), then reads every pushed frame and hands it to the screens as a
+:class:`Frame` message. Requests and actions are sent from short workers of
+their own, so a slow server never freezes the keyboard, and every refusal
+becomes a short notification rather than a crash.
+
+Run ``tilehall --url ws://host:port --name ada`` (or ``python -m clients.cli``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from clients.cli.model import RoomModel
+from clients.cli.widgets import StatusLine
+from clients.config import DEFAULT_URL, load_identity, save_identity
+from clients.connection import Connection, ConnectionLost, ServerError
+from protocol import ErrorCode
+
+__all__ = ["Frame", "TilehallApp", "main", "parse_args"]
+
+log = logging.getLogger(__name__)
+
+NAME_PROBLEMS = {
+    ErrorCode.BAD_NAME,
+    ErrorCode.NAME_TAKEN,
+    ErrorCode.NAME_RESERVED,
+    ErrorCode.BAD_TOKEN,
+}
+"""Hello refusals that a different name can fix, so the app asks for one."""
+
+
+class Frame(Message, bubble=False):
+    """A frame the server pushed (``update``, ``room``, ``chat``, ``_rejoined``...)."""
+
+    def __init__(self, msg: dict[str, Any]) -> None:
+        super().__init__()
+        self.msg = msg
+
+
+class TilehallApp(App[None]):
+    """Lobby, create/join/watch, and one screen per game.
+
+    Args:
+        url: the server, ``ws://host:port``.
+        name: the player name; without it the name saved for ``url`` is used,
+            or the app asks.
+        mono: draw with symbols only (also when ``NO_COLOR`` is set).
+        poll: seconds between two ``rooms`` requests while the lobby shows.
+    """
+
+    CSS_PATH = "tilehall.tcss"
+    TITLE = "Tilehall"
+    BINDINGS = [Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
+    ENABLE_COMMAND_PALETTE = False
+
+    link: reactive[str] = reactive("connecting")
+    """``connecting``, ``online``, ``reconnecting`` or ``offline``: shown by every StatusLine."""
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        *,
+        name: str | None = None,
+        mono: bool = False,
+        poll: float = 2.0,
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.wanted_name = name
+        self.mono = mono or self.no_color
+        self.poll = poll
+        self.conn: Connection | None = None
+        self.games: dict[str, dict[str, Any]] = {}
+        self.summaries: dict[str, dict[str, Any]] = {}
+        """The last ``room`` push of each room: a screen opened just after it still gets it."""
+        self.last_error: str | None = None
+        """The last refusal shown, kept so tests and the status line can read it."""
+
+    # -- start-up -------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Connecting to {self.url} ...", id="connecting")
+        yield StatusLine("ctrl+c quits")
+
+    def on_mount(self) -> None:
+        self.run_network()
+
+    @work(exclusive=True, group="network")
+    async def run_network(self) -> None:
+        """Connect, then route every pushed frame until the app ends."""
+        conn = await self._open()
+        self.conn = conn
+        self.link = "online"
+        from clients.cli.lobby import LobbyScreen
+
+        await self.push_screen(LobbyScreen(mine=list(conn.my_rooms)))
+        async for msg in conn.pushed():
+            self._route(msg)
+        self.link = "offline"
+
+    async def _open(self) -> Connection:
+        """Say hello by saved token, else by name, asking for a name when refused."""
+        from clients.cli.lobby import NameScreen
+
+        saved_name, token = load_identity(self.url)
+        name = self.wanted_name or saved_name
+        if self.wanted_name and saved_name and self.wanted_name.casefold() != saved_name.casefold():
+            token = None  # another player on this machine: a new identity
+        problem: str | None = None
+        backoff = 0.5
+        while True:
+            if token is None and (name is None or problem is not None):
+                name = await self.push_screen_wait(NameScreen(problem, name or saved_name))
+            conn = Connection(self.url, name=name, token=token)
+            try:
+                await conn.open()
+            except ServerError as exc:
+                if exc.code not in NAME_PROBLEMS:
+                    raise
+                token = None
+                problem = (
+                    exc.message
+                    if exc.code != ErrorCode.BAD_TOKEN
+                    else ("the server no longer knows you; choose a name")
+                )
+                continue
+            except (OSError, TimeoutError) as exc:
+                self.link = "offline"
+                self.query_one("#connecting", Static).update(
+                    f"Cannot reach {self.url} ({exc.__class__.__name__}); trying again ..."
+                )
+                await asyncio.sleep(backoff)
+                backoff = min(5.0, backoff * 2)
+                continue
+            assert conn.player is not None and conn.token is not None
+            save_identity(self.url, conn.player, conn.token)
+            self.games = {g["name"]: g for g in conn.games}
+            return conn
+
+    def _route(self, msg: dict[str, Any]) -> None:
+        t = msg["t"]
+        if t == "_reconnecting":
+            self.link = "reconnecting"
+            self.notify("Connection lost; reconnecting ...", severity="warning")
+            return
+        if t == "_reconnected":
+            self.link = "online"
+            self.notify("Reconnected.")
+        if t == "room":
+            self.summaries[msg["room"]] = msg
+        for screen in self.screen_stack:
+            screen.post_message(Frame(msg))
+
+    async def on_unmount(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+
+    # -- talking to the server, for screens -----------------------------------------
+
+    def refuse(self, message: str, *, title: str = "") -> None:
+        """Show a refusal briefly; never raise."""
+        self.last_error = message
+        self.notify(message, title=title, severity="error", timeout=4)
+
+    async def call(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """Send a request; its reply, or None after showing why there is none."""
+        if self.conn is None:
+            self.refuse("not connected yet")
+            return None
+        try:
+            return await self.conn.request(msg)
+        except ServerError as exc:
+            self.refuse(exc.message, title=exc.code)
+        except (ConnectionLost, TimeoutError):
+            self.refuse("no answer from the server")
+        return None
+
+    async def act(self, room: str, action: dict[str, Any]) -> bool:
+        """Send a game action; whether it was accepted. Its update arrives as a Frame."""
+        if self.conn is None:
+            self.refuse("not connected yet")
+            return False
+        try:
+            await self.conn.act(room, action)
+        except ServerError as exc:
+            self.refuse(exc.message, title=exc.code)
+            return False
+        except (ConnectionLost, TimeoutError):
+            self.refuse("no answer from the server")
+            return False
+        return True
+
+    @property
+    def player(self) -> str:
+        return (self.conn.player if self.conn else None) or self.wanted_name or "?"
+
+    async def enter_room(
+        self, joined: dict[str, Any], summary: dict[str, Any] | None = None, code: str | None = None
+    ) -> None:
+        """Open the screen for a room just joined or watched."""
+        from clients.cli.games import screen_for
+
+        model = RoomModel.from_joined(joined, summary)
+        pushed = self.summaries.get(model.room)
+        if pushed is not None:
+            model.apply(pushed)
+        model.code = code
+        await self.push_screen(screen_for(model.game)(model))
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="tilehall", description="Play and watch Tilehall games in the terminal."
+    )
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"server (default {DEFAULT_URL})")
+    parser.add_argument("--name", help="player name (default: the one saved for this server)")
+    parser.add_argument(
+        "--mono", action="store_true", help="symbols instead of colours (also with NO_COLOR set)"
+    )
+    parser.add_argument("--log", type=Path, help="write a debug log to this file")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point (``tilehall``)."""
+    args = parse_args(argv)
+    if args.log:
+        logging.basicConfig(filename=args.log, level=logging.DEBUG)
+    if args.mono:
+        # Textual then applies its monochrome filter, as for a colour-less terminal.
+        os.environ["NO_COLOR"] = "1"
+    TilehallApp(args.url, name=args.name, mono=args.mono).run()

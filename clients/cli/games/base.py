@@ -1,0 +1,337 @@
+"""What every game screen shares: the header, the board, the side panel, keys, leaving.
+
+A game screen is a thin renderer of its :class:`RoomModel`: each frame for its
+room goes into the model, then the header, board, side panel and the line that
+tells what just happened are redrawn from it. The only state a screen keeps of
+its own is input state: the cursor, a selection, a highlighted path.
+
+Keys follow CLines: arrows or ``h j k l`` move the cursor, space selects or
+acts, ``q`` leaves the room (a player keeps the seat and may come back).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.events import Resize
+from textual.geometry import Size
+from textual.screen import Screen
+from textual.widgets import Static
+
+from clients.cli.app import Frame
+from clients.cli.help import HelpScreen, keys_of
+from clients.cli.model import RoomModel
+from clients.cli.widgets import Cell, Grid, Paint, StatusLine
+
+if TYPE_CHECKING:
+    from clients.cli.app import TilehallApp
+
+__all__ = ["GameScreen"]
+
+
+class GameScreen(Screen[None]):
+    """Base of the per-game screens; subclasses paint cells and fill the side panel."""
+
+    LABEL: ClassVar[str] = "Game"
+    ABOUT: ClassVar[str] = ""
+    KEYS: ClassVar[str] = "arrows/hjkl move  space select  ? help  q leave"
+    WIDTHS: ClassVar[tuple[int, ...]] = (4, 3, 2)
+    HEIGHTS: ClassVar[tuple[int, ...]] = (1,)
+    MARGIN: ClassVar[int] = 0
+    SIDE: ClassVar[int] = 24
+    """Columns kept for the side panel when choosing the board's cell width."""
+    CHROME: ClassVar[int] = 4
+    """Lines besides the board: header, two of messages, status line (subclasses add theirs)."""
+    TOLD: ClassVar[int] = 2
+    """How many updates the message lines recall."""
+
+    BINDINGS = [
+        Binding("up,k", "move(-1, 0)", "move the cursor"),
+        Binding("down,j", "move(1, 0)", "move the cursor"),
+        Binding("left,h", "move(0, -1)", "move the cursor"),
+        Binding("right,l", "move(0, 1)", "move the cursor"),
+        Binding("space,enter", "select", "select / act on the cursor's square"),
+        Binding("question_mark", "help", "this help"),
+        Binding("q", "leave", "leave the room (a player keeps the seat)"),
+    ]
+
+    def __init__(self, model: RoomModel) -> None:
+        super().__init__()
+        self.model = model
+        rows, cols = self.shape()
+        self.cursor: Cell = (rows // 2, cols // 2)
+        self.note = ""
+        """A one-off line from the client itself (why a key does nothing)."""
+        self.told: deque[Text] = deque(maxlen=self.TOLD)
+        """What the last few updates did, newest last (bot moves come one update each)."""
+
+    @property
+    def tapp(self) -> TilehallApp:
+        return cast("TilehallApp", self.app)
+
+    @property
+    def mono(self) -> bool:
+        return bool(getattr(self.app, "mono", False))
+
+    @property
+    def view(self) -> dict[str, Any]:
+        return self.model.view
+
+    # -- layout ---------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        rows, cols = self.shape()
+        yield Static(id="header")
+        with Horizontal(id="main"):
+            yield Grid(
+                rows,
+                cols,
+                self.paint,
+                widths=self.WIDTHS,
+                heights=self.HEIGHTS,
+                margin=self.MARGIN,
+                reserve=self.SIDE,
+                chrome=self.CHROME + 2,
+                id="grid",
+            )
+            yield Static(id="side")
+        yield from self.compose_below()
+        yield Static(id="msg")
+        yield StatusLine(self.KEYS)
+
+    def compose_below(self) -> ComposeResult:
+        """Extra rows under the board (Mathable's rack)."""
+        yield from ()
+
+    @property
+    def grid(self) -> Grid:
+        return self.query_one("#grid", Grid)
+
+    # Textual calls the on_* handler of every class in the MRO, so subclasses
+    # override these hooks rather than the handlers.
+
+    def on_mount(self) -> None:
+        self.start()
+
+    def on_resize(self, event: Resize) -> None:
+        self.fit(event.size)
+
+    def start(self) -> None:
+        """The screen is up: draw it and start the clock redraws."""
+        self.grid.cursor = self.cursor
+        self.redraw()
+        self.set_interval(1.0, self.tick)
+
+    def fit(self, size: Size) -> None:
+        """Drop the board's frame when the board and its panel would not fit."""
+        rows, cols = self.shape()
+        span_r, span_c = rows + 2 * self.MARGIN, cols + 2 * self.MARGIN
+        tight = (
+            size.height < span_r + 2 + self.CHROME
+            or size.width < span_c * self.WIDTHS[-1] + 2 + self.SIDE
+        )
+        self.set_class(tight, "-compact")
+
+    def tick(self) -> None:
+        """Once a second: redraw what shows a clock (subclasses with clocks override)."""
+
+    # -- the model ------------------------------------------------------------------
+
+    def shape(self) -> tuple[int, int]:
+        """The board's (rows, cols) from the view."""
+        board = self.view.get("board") or [[]]
+        return len(board), max((len(r) for r in board), default=0)
+
+    def on_frame(self, message: Frame) -> None:
+        msg = message.msg
+        if msg.get("room") != self.model.room:
+            return
+        if self.model.apply(msg):
+            if msg["t"] in ("update", "joined", "_rejoined"):
+                self.note = ""
+                self.took(msg)
+                said = self.narrate() if self.model.events else Text()
+                if not said.plain and self.model.event("started"):
+                    said = Text("The game begins.", style="bold")
+                if said.plain:
+                    self.told.append(said)
+            self.redraw()
+
+    def took(self, msg: dict[str, Any]) -> None:
+        """A new view arrived: subclasses reset selections or start an animation here."""
+
+    def redraw(self) -> None:
+        if not self.query("#grid"):
+            return  # a frame for a screen that is closing
+        grid = self.grid
+        rows, cols = self.shape()
+        grid.display = rows > 0 and cols > 0  # no board before play starts
+        grid.resize_board(rows, cols)
+        r, c = self.cursor
+        m = self.MARGIN
+        if not (-m <= r < rows + m and -m <= c < cols + m):
+            self.set_cursor((rows // 2, cols // 2))
+        grid.refresh()
+        self.query_one("#header", Static).update(self.header())
+        self.query_one("#side", Static).update(self.side())
+        self.query_one("#msg", Static).update(self.messages())
+        self.redraw_below()
+
+    def messages(self) -> Text:
+        """The message lines: what the last updates did, then the client's own note."""
+        lines = list(self.told)
+        if self.note:
+            lines.append(Text(self.note, style="italic"))
+        lines = lines[-self.TOLD :]
+        return Text("\n").join(line.copy() for line in lines)
+
+    def redraw_below(self) -> None:
+        """Redraw the rows of :meth:`compose_below`."""
+
+    def header(self) -> Text:
+        m = self.model
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f"{self.label()} ", style="bold")
+        text.append(f"{m.room}  ")
+        if m.seat is None:
+            text.append("watching", style="italic")
+        else:
+            text.append(f"you: {self.tapp.player}")
+        status = m.status
+        if status == "playing" and m.my_turn and self.seats() > 1:
+            text.append("  your turn", style="bold reverse")
+        elif status != "playing":
+            text.append(f"  {status}", style="bold")
+        if m.spectators():
+            n = m.spectators()
+            text.append(f"  {n} spectator{'s' if n != 1 else ''}", style="dim")
+        if m.code:
+            text.append(f"  code {m.code}", style="dim")
+        return text
+
+    def label(self) -> str:
+        """The game's name in the header and help."""
+        return self.LABEL
+
+    def seats(self) -> int:
+        return len(self.model.scores) or 1
+
+    def side(self) -> Text:
+        """The side panel; subclasses add their game's state below the waiting notice."""
+        return self.waiting()
+
+    def waiting(self) -> Text:
+        text = Text()
+        waiting = self.view.get("waiting_for")
+        if self.model.status == "waiting" and waiting is not None:
+            names = [self.model.name(i) for i in waiting]
+            who = ", ".join(
+                f"seat {i}" if n.startswith("(free)") else n.strip("()?")
+                for i, n in zip(waiting, names, strict=True)
+            )
+            text.append(f"Waiting for {who or 'players'}\n", style="bold")
+            if self.model.code:
+                text.append(f"Private: share the code\n{self.model.code}\n")
+            else:
+                text.append("Others join from the lobby.\n", style="dim")
+        return text
+
+    def narrate(self) -> Text:
+        """One line on what the last update did (from its events)."""
+        return Text()
+
+    def paint(self, r: int, c: int, width: int) -> Paint:
+        return Paint(".", "dim")
+
+    # -- input ----------------------------------------------------------------------
+
+    def action_move(self, dr: int, dc: int) -> None:
+        rows, cols = self.shape()
+        m = self.MARGIN
+        r = min(max(self.cursor[0] + dr, -m), rows - 1 + m)
+        c = min(max(self.cursor[1] + dc, -m), cols - 1 + m)
+        self.set_cursor((r, c))
+
+    def set_cursor(self, cell: Cell) -> None:
+        self.cursor = cell
+        self.grid.cursor = cell
+        self.moved()
+
+    def moved(self) -> None:
+        """The cursor moved: the side panel names the square under it."""
+        self.query_one("#side", Static).update(self.side())
+
+    def action_select(self) -> None:
+        """Space: subclasses act on the cursor's square."""
+
+    @on(Grid.Clicked, "#grid")
+    def clicked(self, event: Grid.Clicked) -> None:
+        self.set_cursor(event.cell)
+        if event.button == 3:
+            self.action_alternate()
+        else:
+            self.action_select()
+
+    def action_alternate(self) -> None:
+        """Right click: subclasses may give it a meaning."""
+
+    def can_act(self) -> bool:
+        """Whether an action from this client makes sense now; says why not."""
+        m = self.model
+        reason = None
+        if m.seat is None:
+            reason = "you are watching"
+        elif m.status == "waiting":
+            reason = "the game has not started"
+        elif m.over:
+            reason = "the game is over"
+        elif not m.my_turn:
+            reason = f"it is {m.name(m.to_move)}'s turn"
+        if reason:
+            self.say(reason)
+        return reason is None
+
+    def say(self, note: str) -> None:
+        self.note = note
+        self.query_one("#msg", Static).update(self.messages())
+
+    def send(self, action: dict[str, Any]) -> None:
+        self._send(action)
+
+    @work(group="act")
+    async def _send(self, action: dict[str, Any]) -> None:
+        await self.tapp.act(self.model.room, action)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(self.label(), keys_of(self), self.ABOUT))
+
+    @work(exclusive=True, group="leave")
+    async def action_leave(self) -> None:
+        conn = self.tapp.conn
+        if conn is not None and conn.connected and self.model.room in conn.seats:
+            await self.tapp.call({"t": "leave", "room": self.model.room})
+        self.dismiss(None)
+
+    # -- helpers for subclasses -------------------------------------------------------
+
+    def scores_text(self, text: Text) -> None:
+        """Each seat's name and score, the one to move marked with ``>``."""
+        m = self.model
+        for i, score in enumerate(m.scores):
+            mark = ">" if m.to_move == i and m.status == "playing" else " "
+            me = i == m.seat
+            name = m.name(i) + ("~" if m.away(i) else "")
+            text.append(f"{mark}{name[:12]:<12} {score:>5}\n", style="bold" if me else "")
+
+    @staticmethod
+    def seconds_left(deadline: float | None) -> int | None:
+        if deadline is None:
+            return None
+        return max(0, int(deadline - time.time() + 0.999))

@@ -1,0 +1,160 @@
+"""LinkSame: nine stages whose tiles slide after each pair, a shot clock, hints, shuffles.
+
+Tiles are picture kinds ``0..kinds-1``; here they read as ``A``..``Z`` then
+``0``..``9`` (36 kinds at most, the hard size), each kind with its colour.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+
+from clients.cli.games.shisen import ShisenScreen, as_cell, path_cells
+from clients.cli.widgets import Cell
+
+__all__ = ["LinkSameScreen", "tile_label"]
+
+_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_COLOURS = (
+    "#ff5050",
+    "#50e050",
+    "#f0e040",
+    "#50a0ff",
+    "#e060e0",
+    "#40e0e0",
+    "#ffa030",
+    "#f8f8f8",
+    "#b090ff",
+)
+MOVEMENT = {
+    "none": "tiles stay put",
+    "down": "columns fall down",
+    "right": "rows slide right",
+    "rows_to_middle": "rows close on the middle",
+    "cols_to_middle": "columns close on the middle",
+    "rows_to_edges": "rows go to the top/bottom",
+    "cols_to_edges": "columns go to the sides",
+    "left_down_right_up": "left falls, right rises",
+    "top_right_bottom_left": "top goes right, bottom left",
+}
+"""The movement rules (``view.movement``) in words."""
+
+
+def tile_label(kind: int) -> str:
+    return _LABELS[kind] if 0 <= kind < len(_LABELS) else str(kind)
+
+
+class LinkSameScreen(ShisenScreen):
+    LABEL = "LinkSame"
+    KEYS = "space select  i hint(-10)  s shuffle(-20)  r restart stage  Q end  ? keys  q leave"
+    ABOUT = (
+        "Remove identical tiles in pairs joined by a path of at most three straight lines "
+        "through empty squares or the margin (the shortest is drawn). From stage 1 on, the "
+        "tiles slide after every pair, a different way in each stage. Timed mode: +1 a pair "
+        "and a speed bonus for a pair within 10 s of the previous one; the shot clock takes "
+        "a point every 10 s without a pair. A hint costs 10, a shuffle 20; restart puts the "
+        "stage's first board back with the score it started with."
+    )
+    BINDINGS = [
+        Binding("i", "hint", "hint: show a pair that keeps the board clearable (-10)"),
+        Binding("s", "shuffle", "shuffle the tiles (-20)"),
+        Binding("r", "restart", "restart this stage"),
+        Binding("Q", "quit_game", "end the game now"),
+        Binding("escape", "deselect", "drop the selection"),
+    ]
+
+    def tile(self, kind: int, width: int) -> tuple[str, str]:
+        if self.mono:
+            return tile_label(kind), "bold"
+        return tile_label(kind), f"bold {_COLOURS[kind % len(_COLOURS)]} on grey19"
+
+    def marks(self) -> set[Cell]:
+        hint = self.view.get("hint")
+        return {as_cell(hint["a"]), as_cell(hint["b"])} if hint else set()
+
+    def took(self, msg: dict[str, Any]) -> None:
+        super().took(msg)
+        hint = self.view.get("hint")
+        if hint and self.model.event("hint") and not self.path:
+            # Show the hint's path too, on the board as it is (nothing moved).
+            self.path = path_cells(hint["path"])
+
+    def side(self) -> Text:
+        v = self.view
+        text = self.waiting()
+        timed = v.get("mode") == "timed"
+        if timed:
+            text.append(f"Score  {v.get('score', 0):>6}\n", style="bold")
+        else:
+            text.append("Practice (no score)\n", style="bold")
+        text.append(f"Stage  {v.get('stage', 0) + 1:>6} of {v.get('stages', 9)}\n")
+        movement = str(v.get("movement", ""))
+        text.append(f"  {MOVEMENT.get(movement, movement)}\n", style="dim")
+        text.append(f"Tiles  {v.get('tiles_left', 0):>6}\n")
+        shot = self.seconds("time_left")
+        if timed and shot is not None:
+            text.append(f"Shot clock {shot:>3} s\n", style="bold" if shot <= 3 else "")
+        bonus = v.get("bonus_until")
+        if timed and bonus is not None and v.get("now") is not None:
+            window = bonus - v["now"]
+            left = self.countdown(window)
+            if left:
+                text.append(f"Speed bonus {left:>2} s\n", style="dim")
+        text.append(f"{v.get('size', '')} {v.get('cols')}x{v.get('rows')}\n", style="dim")
+        if self.model.over:
+            text.append(f"\nGame over ({v.get('end')})\n", style="bold")
+        self.status_text(text)
+        return text
+
+    def countdown(self, seconds: float) -> int:
+        return max(0, int(seconds - (time.monotonic() - self.received) + 0.999))
+
+    def narrate(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for ev in self.model.events:
+            kind = ev.get("e")
+            if kind == "removed":
+                bonus = f" (speed +{ev['bonus']})" if ev.get("bonus") else ""
+                slid = f", {len(ev['moved'])} slid" if ev.get("moved") else ""
+                text.append(
+                    f"{tile_label(ev['tile'])} {self.narrate_removed(ev)} +{ev['points']}"
+                    f"{bonus}{slid}  "
+                )
+            elif kind == "shot_clock":
+                text.append(f"Shot clock {ev['points']}  ", style="bold")
+            elif kind == "hint":
+                text.append(f"Hint: {ev['points']}  ", style="bold")
+            elif kind == "shuffled":
+                text.append(
+                    "Reshuffled"
+                    + (" (free, no pair left)" if ev["free"] else f" {ev['points']}")
+                    + "  "
+                )
+            elif kind == "restarted":
+                text.append(f"Stage {ev['stage'] + 1} restarted  ")
+            elif kind == "stage_clear":
+                text.append(f"Stage {ev['stage'] + 1} clear!  ", style="bold")
+            elif kind == "stage":
+                text.append(f"Stage {ev['stage'] + 1}: {MOVEMENT.get(ev['movement'], '')}  ")
+            elif kind == "game_over":
+                text.append(f"Game over ({ev['reason']}): {ev['score']}", style="bold")
+        return text
+
+    def action_hint(self) -> None:
+        if self.can_act():
+            self.send({"do": "hint"})
+
+    def action_shuffle(self) -> None:
+        if self.can_act():
+            self.send({"do": "shuffle"})
+
+    def action_restart(self) -> None:
+        if self.can_act():
+            self.send({"do": "restart"})
+
+    def action_quit_game(self) -> None:
+        if self.can_act():
+            self.send({"do": "quit"})

@@ -1,0 +1,347 @@
+"""Mathable: the 14x14 board with premium and operator squares, racks, turn, bag.
+
+Play: pick a rack tile (``1``-``7``, ``tab``, or a click on the rack), move the
+cursor, press space to place it; ``e`` ends the turn. The server checks every
+equation; the screen only shows what it answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Label, Static
+
+from clients.cli.games.base import GameScreen
+from clients.cli.model import RoomModel, cell_name
+from clients.cli.widgets import Grid, Paint
+
+__all__ = ["MathableScreen"]
+
+SQUARE_STYLE = {
+    "3x": "bold #ffffff on dark_red",
+    "2x": "bold #ffffff on dark_blue",
+    "+": "bold #ffffff on dark_green",
+    "-": "bold #ffffff on dark_green",
+    "*": "bold #ffffff on dark_green",
+    "/": "bold #ffffff on dark_green",
+}
+"""Empty special squares; their labels (``3x``, ``+``...) carry the meaning without colour."""
+
+RACK = 7
+
+
+class MathableScreen(GameScreen):
+    LABEL = "Mathable"
+    KEYS = "1-7/tab pick  space place  e end  d draw  x exchange  i hint  v quit vote  ? q"
+    WIDTHS = (4, 3)
+    SIDE = 30
+    CHROME = 5
+    ABOUT = (
+        "A tile goes on an empty square when, in some direction, the two squares next to it "
+        "in a line hold a and b and the tile is a+b, a-b, a*b or a/b. On + - * / squares only "
+        "that operation counts; 2x and 3x multiply the points. Pick a rack tile, move the "
+        "cursor, press space. Tiles placed on an operator square earn an extra draw (d). "
+        "Exchange (x) before placing anything: mark tiles with 1-7, press x again (esc "
+        "cancels). 'u' shows the tiles left (those you cannot see). A hint costs your place "
+        "in the Hall of Fame."
+    )
+
+    BINDINGS = [
+        *(
+            Binding(str(i + 1), f"pick({i})", "pick (or mark, when exchanging) a rack tile")
+            for i in range(RACK)
+        ),
+        Binding("tab", "pick_next(1)", "pick the next rack tile"),
+        Binding("shift+tab", "pick_next(-1)", "pick the previous rack tile"),
+        Binding("e", "end", "end the turn (refills the rack)"),
+        Binding("d", "draw", "take an earned extra draw"),
+        Binding("x", "exchange", "exchange: mark tiles, x again to swap them"),
+        Binding("escape", "cancel", "cancel the exchange / the pick"),
+        Binding("i", "hint", "hint: a rack tile that fits (costs the Hall of Fame)"),
+        Binding("v", "vote", "vote to quit (again to withdraw)"),
+        Binding("u", "unseen", "show / hide the tiles left"),
+    ]
+
+    def __init__(self, model: RoomModel) -> None:
+        super().__init__(model)
+        self.cursor = (6, 8)
+        self.pick: int | None = None
+        """Index of the picked tile in the shown rack."""
+        self.marked: set[int] | None = None
+        """Rack indices marked for an exchange; None when not exchanging."""
+        self.show_unseen = False
+
+    # -- layout ---------------------------------------------------------------------
+
+    def compose_below(self) -> ComposeResult:
+        with Horizontal(id="below"):
+            yield Label("Rack ", id="rack-label")
+            yield Grid(1, RACK, self.paint_rack, widths=(4, 3), id="rack")
+            yield Static(id="rack-note")
+
+    def redraw_below(self) -> None:
+        self.query_one("#below").display = self.model.status != "waiting"
+        owner = self.rack_owner()
+        label = "Rack " if owner == self.model.seat else f"{self.model.name(owner)[:8]} "
+        self.query_one("#rack-label", Label).update(label)
+        rack = self.query_one("#rack", Grid)
+        rack.cursor = (0, self.pick) if self.pick is not None else None
+        rack.refresh()
+        note = ""
+        if self.marked is not None:
+            note = f" exchange {len(self.marked)}: x swaps, esc cancels"
+        elif self.model.my_turn and self.pick is None:
+            note = " pick a tile: 1-7 or tab"
+        self.query_one("#rack-note", Static).update(Text(note, style="italic"))
+
+    # -- the model ------------------------------------------------------------------
+
+    def rack_owner(self) -> int | None:
+        """Whose rack the rack row shows: mine, or (watching) the player to move."""
+        return self.model.seat if self.model.seat is not None else self.model.to_move
+
+    def rack(self) -> list[int] | None:
+        owner = self.rack_owner()
+        racks: list[list[int] | None] = self.view.get("racks") or []
+        if owner is None or owner >= len(racks):
+            return None
+        return racks[owner]
+
+    def picked_tile(self) -> int | None:
+        rack = self.rack() or []
+        return rack[self.pick] if self.pick is not None and self.pick < len(rack) else None
+
+    def took(self, msg: dict[str, Any]) -> None:
+        if msg["t"] != "update" or self.model.event("placed") or self.model.event("turn"):
+            self.pick = None
+        if not self.model.my_turn:
+            self.marked = None
+        if self.pick is not None and self.pick >= len(self.rack() or []):
+            self.pick = None
+
+    # -- drawing --------------------------------------------------------------------
+
+    def paint(self, r: int, c: int, width: int) -> Paint:
+        board = self.view.get("board") or []
+        squares = self.view.get("squares") or []
+        if not (0 <= r < len(board) and 0 <= c < len(board[r])):
+            return Paint()
+        value = board[r][c]
+        kind = squares[r][c] if r < len(squares) and c < len(squares[r]) else ""
+        if value is not None:
+            placed = [tuple(cell) for cell in (self.view.get("turn") or {}).get("placed") or []]
+            if (r, c) in placed:
+                return Paint(
+                    str(value), "bold underline" if self.mono else "bold #101010 on #e6d23c"
+                )
+            last = self.model.event("placed")
+            if last is not None and tuple(last["at"]) == (r, c):
+                return Paint(str(value), "bold underline")
+            return Paint(str(value), "bold")
+        if kind:
+            return Paint(kind, "bold" if self.mono else SQUARE_STYLE.get(kind, ""))
+        return Paint(".", "grey42")
+
+    def paint_rack(self, r: int, c: int, width: int) -> Paint:
+        rack = self.rack()
+        if rack is None:
+            owner = self.rack_owner()
+            sizes = self.view.get("rack_sizes") or []
+            hidden = owner is not None and owner < len(sizes) and c < sizes[owner]
+            return Paint("?" if hidden else "", "dim")
+        if c >= len(rack):
+            return Paint("", "")
+        style = "bold #101010 on #e8e8e8" if not self.mono else "bold"
+        if self.marked is not None and c in self.marked:
+            style = "bold reverse" if self.mono else "bold #ffffff on dark_red"
+            return Paint(f"{rack[c]}x" if width > 3 else str(rack[c]), style)
+        return Paint(str(rack[c]), style)
+
+    def side(self) -> Text:
+        v = self.view
+        m = self.model
+        text = self.waiting()
+        racks = v.get("racks") or []
+        sizes = v.get("rack_sizes") or []
+        votes = set(v.get("quit_votes") or [])
+        hinted = set(v.get("hinted") or [])
+        for i, score in enumerate(m.scores):
+            mark = ">" if m.to_move == i and m.status == "playing" else " "
+            name = m.name(i) + ("~" if m.away(i) else "")
+            flags = ("Q" if i in votes else "") + ("h" if i in hinted else "")
+            size = sizes[i] if i < len(sizes) else 0
+            text.append(
+                f"{mark}{name[:11]:<11}{score:>5} {size}t {flags}\n",
+                style="bold" if i == m.seat else "",
+            )
+        if m.status == "waiting":
+            return text
+        turn = v.get("turn") or {}
+        text.append(f"Bag {v.get('bag', 0)}  tiles left {len(v.get('unseen') or [])}\n")
+        if m.status == "playing":
+            text.append(f"Placed {len(turn.get('placed') or [])} this turn")
+            if turn.get("draws"):
+                key = " (d)" if m.my_turn else ""
+                text.append(f"  draws {turn['draws']}{key}", style="bold")
+            text.append("\n")
+            left = self.seconds_left(v.get("deadline"))
+            if left is not None:
+                text.append(f"Clock {left} s\n", style="bold" if left <= 10 else "")
+        result = v.get("result")
+        if result:
+            winners = ", ".join(m.name(i) for i in result.get("winners") or [])
+            text.append(f"Over ({result.get('reason')}): {winners} won\n", style="bold")
+            pens = result.get("penalties") or []
+            text.append("Rack penalties " + " ".join(str(p) for p in pens) + "\n")
+        if votes and not m.over:
+            text.append("Q = votes to quit  ", style="dim")
+        if hinted:
+            text.append("h = hinted", style="dim")
+        if votes or hinted:
+            text.append("\n")
+        kind = self.square(self.cursor)
+        text.append(f"Cursor {cell_name(self.cursor)}{' ' + kind if kind else ''}\n", style="dim")
+        if self.show_unseen:
+            text.append("Tiles left: " + " ".join(str(t) for t in v.get("unseen") or []))
+        else:
+            for i, rack in enumerate(racks):
+                if rack is not None and i != self.rack_owner():
+                    text.append(f"{m.name(i)[:8]}: {' '.join(str(t) for t in rack)}\n", style="dim")
+        return text
+
+    def square(self, cell: tuple[int, int]) -> str:
+        squares = self.view.get("squares") or []
+        r, c = cell
+        return squares[r][c] if 0 <= r < len(squares) and 0 <= c < len(squares[r]) else ""
+
+    def tick(self) -> None:
+        if self.view.get("deadline") is not None and self.model.status == "playing":
+            self.query_one("#side", Static).update(self.side())
+
+    def narrate(self) -> Text:
+        m = self.model
+        text = Text(no_wrap=True, overflow="ellipsis")
+        parts: list[tuple[str, str]] = []
+        for ev in m.events:
+            kind, who = ev.get("e"), m.name(ev.get("seat"))
+            if kind == "placed":
+                eqs = ", ".join(f"{ev['tile']}={q['a']}{q['op']}{q['b']}" for q in ev["equations"])
+                extra = " +draw" if ev.get("draw_earned") else ""
+                where = cell_name(ev["at"])
+                parts.append((f"{who}: {ev['tile']} on {where} ({eqs}) +{ev['points']}{extra}", ""))
+            elif kind == "bonus":
+                parts.append((f"{who}: 7 tiles, +{ev['points']}!", "bold"))
+            elif kind == "drew" and ev.get("reason") == "extra":
+                parts.append((f"{who} drew an extra tile", ""))
+            elif kind == "exchanged":
+                parts.append((f"{who} exchanged {ev['count']} tile(s)", ""))
+            elif kind == "hint":
+                tile = ev.get("tile")
+                parts.append(
+                    (
+                        f"Hint: {tile} fits somewhere"
+                        if tile is not None
+                        else "Hint: nothing on your rack fits",
+                        "bold",
+                    )
+                )
+            elif kind == "hinted" and ev.get("seat") != m.seat:
+                parts.append((f"{who} asked for a hint", "dim"))
+            elif kind == "timeout":
+                parts.append((f"{who} ran out of time", "bold"))
+            elif kind == "turn_ended" and ev.get("reason") == "end":
+                parts.append((f"{who} ended the turn ({ev['placed']} placed)", ""))
+            elif kind == "turn":
+                mine = ev["seat"] == m.seat
+                parts.append(("your turn" if mine else f"{who} to move", "bold" if mine else ""))
+            elif kind == "quit_vote":
+                parts.append((f"{who} {'votes' if ev['vote'] else 'no longer votes'} to quit", ""))
+            elif kind == "game_over":
+                scores = " ".join(str(s) for s in ev.get("scores") or [])
+                parts.append((f"Game over ({ev['reason']}): {scores}", "bold"))
+        for i, (part, style) in enumerate(parts):
+            if i:
+                text.append("; ")
+            text.append(part, style=style)
+        return text
+
+    # -- input ----------------------------------------------------------------------
+
+    def action_pick(self, index: int) -> None:
+        rack = self.rack() or []
+        if index >= len(rack):
+            return
+        if self.marked is not None:
+            self.marked ^= {index}
+        else:
+            self.pick = None if self.pick == index else index
+        self.redraw_below()
+
+    def action_pick_next(self, step: int) -> None:
+        rack = self.rack() or []
+        if not rack:
+            return
+        self.pick = (-1 if self.pick is None else self.pick) + step
+        self.pick %= len(rack)
+        self.redraw_below()
+
+    @on(Grid.Clicked, "#rack")
+    def rack_clicked(self, event: Grid.Clicked) -> None:
+        event.stop()
+        self.action_pick(event.cell[1])
+
+    def action_select(self) -> None:
+        if not self.can_act():
+            return
+        tile = self.picked_tile()
+        if tile is None:
+            self.say("pick a rack tile first: 1-7 or tab")
+            return
+        r, c = self.cursor
+        self.send({"do": "place", "tile": tile, "at": [r, c]})
+
+    def action_end(self) -> None:
+        if self.can_act():
+            self.send({"do": "end"})
+
+    def action_draw(self) -> None:
+        if self.can_act():
+            self.send({"do": "draw"})
+
+    def action_hint(self) -> None:
+        if self.can_act():
+            self.send({"do": "hint"})
+
+    def action_vote(self) -> None:
+        if self.model.seat is None or self.model.over:
+            self.say("only a player in a game on can vote to quit")
+            return
+        self.send({"do": "quit"})
+
+    def action_exchange(self) -> None:
+        if self.marked is None:
+            if self.can_act():
+                self.marked = set()
+                self.pick = None
+                self.redraw_below()
+            return
+        rack = self.rack() or []
+        tiles = [rack[i] for i in sorted(self.marked) if i < len(rack)]
+        self.marked = None
+        self.redraw_below()
+        if tiles:
+            self.send({"do": "exchange", "tiles": tiles})
+
+    def action_cancel(self) -> None:
+        self.marked = None
+        self.pick = None
+        self.redraw_below()
+
+    def action_unseen(self) -> None:
+        self.show_unseen = not self.show_unseen
+        self.query_one("#side", Static).update(self.side())

@@ -1,0 +1,549 @@
+"""The lobby: who you are, the rooms, creating, joining, watching, high scores.
+
+The room list is the server's: it is polled every ``app.poll`` seconds while
+the lobby is on top, and ``room`` pushes update a row at once. The create form
+is built from ``welcome.games[].options``, so a game added to the server shows
+its options here without a client change.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Input, Label, Static
+
+from clients.cli.app import Frame
+from clients.cli.help import HelpScreen, keys_of
+from clients.cli.model import LobbyModel, seat_label
+from clients.cli.widgets import Choice, StatusLine
+
+if TYPE_CHECKING:
+    from clients.cli.app import TilehallApp
+
+__all__ = ["CodeScreen", "CreateScreen", "LobbyScreen", "NameScreen", "ScoresScreen", "seats_text"]
+
+
+def seats_text(room: dict[str, Any]) -> str:
+    """The seats of a room summary in one short cell: names, bots, free seats, who is away."""
+    out = []
+    for i, seat in enumerate(room.get("seats") or []):
+        label = seat_label(seat, i)
+        if seat.get("taken") and not seat.get("bot") and not seat.get("connected"):
+            label += "~"  # holds the seat but is away
+        out.append(label)
+    return ", ".join(out) or "-"
+
+
+class NameScreen(ModalScreen[str]):
+    """Ask for a player name (first start, a refused token, or a taken name)."""
+
+    DEFAULT_CSS = """
+    NameScreen { align: center middle; }
+    NameScreen > Vertical {
+        width: 60; max-width: 100%; height: auto; border: round $accent;
+        padding: 0 1; background: $surface;
+    }
+    NameScreen #problem { color: $error; }
+    """
+    BINDINGS = [Binding("escape", "app.quit", "quit")]
+
+    def __init__(self, problem: str | None = None, name: str | None = None) -> None:
+        super().__init__()
+        self.problem = problem
+        self.suggested = name or ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Your player name (letters, digits, space _ . -):")
+            yield Input(value=self.suggested, max_length=24, id="name")
+            yield Label(self.problem or "", id="problem")
+            yield Label("enter: go   esc: quit", classes="dim")
+
+    @on(Input.Submitted, "#name")
+    def submit(self, event: Input.Submitted) -> None:
+        name = event.value.strip()
+        if name:
+            self.dismiss(name)
+
+
+class CodeScreen(ModalScreen[str | None]):
+    """Ask for a private room's code."""
+
+    DEFAULT_CSS = """
+    CodeScreen { align: center middle; }
+    CodeScreen > Vertical {
+        width: 60; max-width: 100%; height: auto; border: round $accent;
+        padding: 0 1; background: $surface;
+    }
+    """
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Private room code:")
+            yield Input(max_length=64, id="code")
+            yield Label("enter: join   esc: cancel", classes="dim")
+
+    @on(Input.Submitted, "#code")
+    def submit(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CreateScreen(ModalScreen[dict[str, Any] | None]):
+    """The create-room form: game, its options, seats (COMP = bot), private.
+
+    Dismisses with the ``create`` request to send, or None.
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "cancel"),
+        Binding("enter", "submit", "create"),
+    ]
+
+    def __init__(self, games: dict[str, dict[str, Any]], player: str) -> None:
+        super().__init__()
+        self.games = games
+        self.player = player
+
+    def compose(self) -> ComposeResult:
+        names = list(self.games)
+        with Vertical(id="create"):
+            yield Label("New room", classes="title")
+            with Horizontal(classes="row"):
+                yield Label("game", classes="key")
+                yield Choice(
+                    names, labels=[self.games[n].get("title", n) for n in names], id="game"
+                )
+            yield Vertical(id="fields")
+            with Horizontal(classes="row"):
+                yield Label("private", classes="key")
+                yield Choice([False, True], id="private")
+            yield Label("", id="problem")
+            with Horizontal(classes="buttons"):
+                yield Button("Create", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    async def on_mount(self) -> None:
+        game = self.query_one("#game", Choice)
+        await self._build(game.value)
+        game.focus()
+
+    @property
+    def game(self) -> dict[str, Any]:
+        return self.games[self.query_one("#game", Choice).value]
+
+    async def _build(self, game_name: str) -> None:
+        """Rebuild the option and seat rows for ``game_name``."""
+        game = self.games[game_name]
+        fields = self.query_one("#fields", Vertical)
+        await fields.remove_children()
+        rows: list[Horizontal] = []
+        for opt in game.get("options", []):
+            rows.append(Horizontal(Label(opt["name"], classes="key"), self._widget(opt)))
+        lo, hi = game.get("min_seats", 1), game.get("max_seats", 1)
+        if hi > 1:
+            rows.append(
+                Horizontal(
+                    Label("seats", classes="key"),
+                    Choice(list(range(lo, hi + 1)), value=lo, id="nseats"),
+                )
+            )
+            rows.append(
+                Horizontal(
+                    Label("", classes="key"),
+                    Label("COMP or COMP:easy/hard is a bot; blank is open", classes="dim"),
+                )
+            )
+            for i in range(hi):
+                default = self.player if i == 0 else "COMP"
+                seat = Input(value=default, max_length=30, id=f"seat-{i}", classes="seat")
+                row = Horizontal(Label(f"  seat {i}", classes="key"), seat, id=f"seatrow-{i}")
+                row.display = i < lo
+                rows.append(row)
+        for row in rows:
+            row.add_class("row")
+        await fields.mount_all(rows)
+
+    @staticmethod
+    def _widget(opt: dict[str, Any]) -> Choice | Input:
+        ident = f"opt-{opt['name']}"
+        if opt["kind"] == "bool":
+            return Choice([False, True], value=opt.get("default", False), id=ident)
+        if opt["kind"] == "choice":
+            return Choice(opt["choices"], value=opt.get("default"), id=ident)
+        return Input(
+            value=str(opt.get("default", "")),
+            type="integer",
+            placeholder=f"{opt.get('min')}..{opt.get('max')}",
+            id=ident,
+            tooltip=opt.get("doc") or None,
+        )
+
+    @on(Choice.Changed, "#game")
+    async def game_changed(self, event: Choice.Changed) -> None:
+        if self.is_mounted and self.query("#fields"):
+            await self._build(event.value)
+
+    @on(Choice.Changed, "#nseats")
+    def seats_changed(self, event: Choice.Changed) -> None:
+        for row in self.query(".row"):
+            if row.id and row.id.startswith("seatrow-"):
+                row.display = int(row.id.split("-")[1]) < event.value
+
+    def request(self) -> dict[str, Any] | str:
+        """The ``create`` request, or what is wrong with the form."""
+        game = self.game
+        options: dict[str, Any] = {}
+        for opt in game.get("options", []):
+            widget = self.query_one(f"#opt-{opt['name']}")
+            if isinstance(widget, Choice):
+                value = widget.value
+            else:
+                try:
+                    value = int(cast(Input, widget).value)
+                except ValueError:
+                    return f"{opt['name']} must be a whole number"
+                lo, hi = opt.get("min"), opt.get("max")
+                if (lo is not None and value < lo) or (hi is not None and value > hi):
+                    return f"{opt['name']} must be between {lo} and {hi}"
+            if value != opt.get("default"):
+                options[opt["name"]] = value
+        msg: dict[str, Any] = {"t": "create", "game": game["name"]}
+        if options:
+            msg["options"] = options
+        if game.get("max_seats", 1) > 1:
+            count = self.query_one("#nseats", Choice).value
+            msg["seats"] = [
+                self.query_one(f"#seat-{i}", Input).value.strip() or None for i in range(count)
+            ]
+        if self.query_one("#private", Choice).value:
+            msg["private"] = True
+        return msg
+
+    def action_submit(self) -> None:
+        made = self.request()
+        if isinstance(made, str):
+            self.query_one("#problem", Label).update(made)
+            return
+        self.dismiss(made)
+
+    @on(Input.Submitted)
+    def input_submitted(self) -> None:
+        self.action_submit()
+
+    @on(Button.Pressed, "#ok")
+    def ok(self) -> None:
+        self.action_submit()
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class LobbyScreen(Screen[None]):
+    """Rooms, live; create, play, watch, join by code, high scores."""
+
+    BINDINGS = [
+        Binding("n", "create", "new room"),
+        Binding("enter,space", "play", "play the selected room (or resume your seat)"),
+        Binding("w", "watch", "watch the selected room"),
+        Binding("c", "code", "join a private room by its code"),
+        Binding("s", "scores", "high scores"),
+        Binding("r", "refresh", "refresh the list now"),
+        Binding("j", "cursor(1)", "", show=False),
+        Binding("k", "cursor(-1)", "", show=False),
+        Binding("question_mark", "help", "this help"),
+        Binding("q", "app.quit", "quit"),
+    ]
+
+    ABOUT = (
+        "Seats: a name, (free) for an open seat, (name?) for a seat kept for that player, "
+        "name~ for a player who is away. Rooms where you hold a seat are marked *."
+    )
+
+    def __init__(self, mine: list[str] | None = None) -> None:
+        super().__init__()
+        self.model = LobbyModel(mine=list(mine or []))
+        self._shown: list[tuple[str, ...]] | None = None
+
+    @property
+    def tapp(self) -> TilehallApp:
+        return cast("TilehallApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="lobby-title")
+        table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="empty")
+        yield StatusLine("n new  enter play  w watch  c code  s scores  ? help  q quit")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#rooms", DataTable)
+        table.add_column(" ", key="mine", width=1)
+        table.add_column("room", key="room", width=10)
+        table.add_column("game", key="game", width=9)
+        table.add_column("seats", key="seats", width=30)
+        table.add_column("watch", key="watch", width=5)
+        table.add_column("status", key="status", width=8)
+        title = Text.assemble(
+            ("Tilehall", "bold"), "  ", (self.tapp.player, "bold"), f"  on {self.tapp.url}"
+        )
+        self.query_one("#lobby-title", Static).update(title)
+        self.render_rooms()
+        self.action_refresh()
+        self.set_interval(self.tapp.poll, self._poll)
+
+    def on_screen_resume(self) -> None:
+        self.action_refresh()
+
+    def _poll(self) -> None:
+        if self.is_current:
+            self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.fetch_rooms()
+
+    @work(exclusive=True, group="rooms")
+    async def fetch_rooms(self) -> None:
+        conn = self.tapp.conn
+        if conn is None or not conn.connected:
+            return
+        reply = await self.tapp.call({"t": "rooms"})
+        if reply is not None:
+            self.model.replace(reply["rooms"])
+            for room, seat in conn.seats.items():
+                if seat is not None and room not in self.model.mine:
+                    self.model.mine.append(room)
+            self.render_rooms()
+
+    def on_frame(self, message: Frame) -> None:
+        msg = message.msg
+        if msg["t"] == "room" and not msg.get("private"):
+            self.model.push(msg)
+            self.render_rooms()
+        elif msg["t"] == "_reconnected":
+            self.action_refresh()
+
+    def render_rooms(self) -> None:
+        if not self.query("#rooms"):
+            return  # a reply that arrives while the app closes
+        rooms = self.model.ordered()
+        rows: list[tuple[str, ...]] = [
+            (
+                "*" if room["room"] in self.model.mine else "",
+                str(room["room"]),
+                str(room.get("game", "?")),
+                seats_text(room) if room.get("seats") else "(private)",
+                str(room.get("spectators", 0)),
+                str(room.get("status", "?")),
+            )
+            for room in rooms
+        ]
+        if rows == self._shown:
+            return  # polled every few seconds: redraw only what changed
+        self._shown = rows
+        table = self.query_one("#rooms", DataTable)
+        keep = self.selected_id()
+        table.clear()
+        for row in rows:
+            table.add_row(*row, key=row[1])
+        ids = [row[1] for row in rows]
+        if keep in ids:
+            table.move_cursor(row=ids.index(keep), animate=False)
+        self.query_one("#empty", Static).update(
+            "" if rows else "No rooms yet: press n to create one, c to join by code."
+        )
+
+    def selected_id(self) -> str | None:
+        table = self.query_one("#rooms", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        except Exception:  # the cursor may point past a shrunk table
+            return None
+        return str(key.value) if key.value is not None else None
+
+    def selected(self) -> dict[str, Any] | None:
+        rid = self.selected_id()
+        if rid is None:
+            return None
+        return self.model.rooms.get(rid) or {"room": rid, "seats": []}
+
+    def action_cursor(self, delta: int) -> None:
+        table = self.query_one("#rooms", DataTable)
+        table.move_cursor(row=table.cursor_row + delta)
+
+    @on(DataTable.RowSelected, "#rooms")
+    def row_selected(self) -> None:
+        self.action_play()
+
+    def action_play(self) -> None:
+        room = self.selected()
+        if room is None:
+            self.notify("No room selected: n creates one.")
+            return
+        mine = room["room"] in self.model.mine
+        free = [s for s in room.get("seats", []) if not s.get("taken")]
+        if not mine and room.get("seats") and not free:
+            self.tapp.refuse("no free seat there; w watches it")
+            return
+        self.enter({"t": "join", "room": room["room"]}, room)
+
+    def action_watch(self) -> None:
+        room = self.selected()
+        if room is not None:
+            self.enter({"t": "watch", "room": room["room"]}, room)
+
+    @work(group="enter")
+    async def enter(self, request: dict[str, Any], summary: dict[str, Any] | None) -> None:
+        joined = await self.tapp.call(request)
+        if joined is not None:
+            if joined["seat"] is not None and joined["room"] not in self.model.mine:
+                self.model.mine.append(joined["room"])
+            await self.tapp.enter_room(joined, summary)
+
+    @work(group="enter")
+    async def action_create(self) -> None:
+        request = await self.app.push_screen_wait(CreateScreen(self.tapp.games, self.tapp.player))
+        if request is None:
+            return
+        created = await self.tapp.call(request)
+        if created is None:
+            return
+        code = created.get("code")
+        if code:
+            self.notify(f"Private room; its code is {code}", timeout=10)
+        seats = request.get("seats")
+        me = self.tapp.player.casefold()
+        play = seats is None or any((s or "").casefold() == me for s in seats)
+        verb = "join" if play else "watch"
+        joined = await self.tapp.call({"t": verb, "room": created["room"]})
+        if joined is not None:
+            if play:
+                self.model.mine.append(joined["room"])
+            await self.tapp.enter_room(joined, None, code)
+
+    @work(group="enter")
+    async def action_code(self) -> None:
+        code = await self.app.push_screen_wait(CodeScreen())
+        if not code:
+            return
+        joined = await self.tapp.call({"t": "join", "code": code})
+        if joined is not None:
+            await self.tapp.enter_room(joined, None, code)
+
+    def action_scores(self) -> None:
+        self.app.push_screen(ScoresScreen(self.tapp.games))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen("Lobby", keys_of(self), self.ABOUT))
+
+
+class ScoresScreen(Screen[None]):
+    """High-score tables: pick a game and a table; your own bests below."""
+
+    BINDINGS = [
+        Binding("g", "game(1)", "next game"),
+        Binding("t", "table(1)", "next table"),
+        Binding("question_mark", "help", "this help"),
+        Binding("q,escape", "back", "back to the lobby"),
+    ]
+
+    def __init__(self, games: dict[str, dict[str, Any]]) -> None:
+        super().__init__()
+        self.games = games
+        self.tables: list[str] = []
+        self.table_name: str | None = None
+
+    @property
+    def tapp(self) -> TilehallApp:
+        return cast("TilehallApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        names = list(self.games)
+        with Horizontal(classes="row"):
+            yield Label("game", classes="key")
+            yield Choice(names, labels=[self.games[n].get("title", n) for n in names], id="game")
+        with Horizontal(classes="row"):
+            yield Label("table", classes="key")
+            yield Static("-", id="table")
+        yield DataTable(id="entries", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="mine")
+        yield StatusLine("g game  t table  q back")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#entries", DataTable)
+        for label, width in (("#", 3), ("name", 16), ("score", 8), ("date", 10), ("detail", 30)):
+            table.add_column(label, width=width)
+        self.load()
+
+    @on(Choice.Changed, "#game")
+    def game_changed(self) -> None:
+        self.table_name = None
+        if self.is_mounted:
+            self.load()
+
+    def action_game(self, delta: int) -> None:
+        self.query_one("#game", Choice).action_step(delta)
+
+    def action_table(self, delta: int) -> None:
+        if self.tables:
+            at = self.tables.index(self.table_name) if self.table_name in self.tables else -1
+            self.table_name = self.tables[(at + delta) % len(self.tables)]
+            self.load()
+
+    @work(exclusive=True, group="scores")
+    async def load(self) -> None:
+        msg: dict[str, Any] = {"t": "scores", "game": self.query_one("#game", Choice).value}
+        if self.table_name:
+            msg["table"] = self.table_name
+        reply = await self.tapp.call(msg)
+        if reply is not None:
+            self.show(reply)
+
+    def show(self, reply: dict[str, Any]) -> None:
+        if not self.query("#entries"):
+            return  # the screen closed meanwhile
+        self.tables = list(reply.get("tables") or [])
+        self.table_name = reply.get("table")
+        names = "  ".join(f"[{t}]" if t == self.table_name else t for t in self.tables)
+        self.query_one("#table", Static).update(names or "(no games recorded yet)")
+        table = self.query_one("#entries", DataTable)
+        table.clear()
+        for rank, entry in enumerate(reply.get("entries") or [], 1):
+            table.add_row(
+                str(rank),
+                entry["name"],
+                str(entry["score"]),
+                _date(entry.get("at")),
+                _detail(entry.get("detail")),
+            )
+        mine = reply.get("mine") or []
+        lines = [f"your best: {m['score']} in {m['table']} ({_date(m.get('at'))})" for m in mine]
+        self.query_one("#mine", Static).update("\n".join(lines) or "you have no score here yet")
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen("High scores", keys_of(self)))
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
+def _date(at: float | None) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(at)) if at else "-"
+
+
+def _detail(detail: dict[str, Any] | None) -> str:
+    return " ".join(f"{k}={v}" for k, v in (detail or {}).items())

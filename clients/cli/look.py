@@ -1,0 +1,55 @@
+"""Colours and the symbols that replace them when the terminal has none.
+
+Every piece that colour tells apart also gets a distinct symbol, so a game
+stays playable with ``NO_COLOR`` (Textual then draws in monochrome): Ishido
+stones read as a colour letter plus a symbol digit, Lines chips as symbols.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CHIP_COLOURS",
+    "CHIP_SYMBOLS",
+    "STONE_COLOURS",
+    "STONE_LETTERS",
+    "chip",
+    "stone",
+]
+
+# Colours are given as RGB, not ANSI names: Textual maps ANSI names through its theme,
+# where red and magenta can land on the same shade once a terminal has only 256 colours.
+
+STONE_LETTERS = "RGBYMC"
+STONE_COLOURS = ("#e03c3c", "#3cb43c", "#3c78f0", "#e6d23c", "#b450dc", "#3cc8c8")
+
+CHIP_COLOURS = (
+    "",
+    "#ff4040",
+    "#40d040",
+    "#f0e040",
+    "#4080ff",
+    "#e050e0",
+    "#40e0e0",
+    "#f0f0f0",
+    "#ff9020",
+    "#a080ff",
+)
+"""Lines chip colours, indexed by the view's colour number 1..9."""
+
+CHIP_SYMBOLS = " @#%&*+=$^"
+"""The same chips without colour: one distinct symbol per colour number."""
+
+
+def stone(colour: int, symbol: int, mono: bool) -> tuple[str, str]:
+    """An Ishido stone's label and style: ``R3`` on red (or plain, in monochrome)."""
+    label = f"{STONE_LETTERS[colour % 6]}{symbol + 1}"
+    if mono:
+        return label, "bold"
+    return label, f"bold #101010 on {STONE_COLOURS[colour % 6]}"
+
+
+def chip(colour: int, mono: bool) -> tuple[str, str]:
+    """A Lines chip: a coloured disc, or its own symbol in monochrome."""
+    if mono or not 0 < colour < len(CHIP_COLOURS):
+        return CHIP_SYMBOLS[colour % len(CHIP_SYMBOLS)], "bold"
+    return "\u25cf", f"bold {CHIP_COLOURS[colour]}"

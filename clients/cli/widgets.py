@@ -1,0 +1,295 @@
+"""Widgets shared by every screen: the board grid, the status line, a one-line choice.
+
+The grid knows nothing about any game: a screen hands it a *painter* that says
+what each cell shows, and gets back clicks as cells. That keeps each game's
+look in its own module and the cursor/mouse/compact-width logic in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+__all__ = ["Cell", "Choice", "Grid", "Paint", "StatusLine"]
+
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Paint:
+    """What one cell shows: a short label (centred in the cell) and a Rich style.
+
+    ``fill`` pads the label with that character instead of spaces (path lines);
+    ``under`` is the label of the cell's further lines when cells are taller than one.
+    """
+
+    label: str = ""
+    style: str = ""
+    fill: str = " "
+    under: str = ""
+
+
+Painter = Callable[[int, int, int], Paint]
+"""``painter(row, col, cell_width)``; rows and columns may lie in the margin ring."""
+
+
+class Grid(Widget, can_focus=True):
+    """A board of cells, one text line per row, with a cursor and mouse clicks.
+
+    Args:
+        rows, cols: the board's size.
+        painter: called for every cell at every refresh.
+        widths: cell widths to try, widest first; the widest that fits is used,
+            which is how a board stays whole in an 80x24 terminal.
+        heights: cell heights to try, tallest first, the same way.
+        margin: extra rings of cells drawn around the board (Shisen-Sho paths
+            leave the board through a one-cell margin).
+        reserve: columns to leave beside the board (for a side panel) when
+            choosing the cell width.
+        chrome: lines of the screen that are not the board, when choosing the height.
+    """
+
+    DEFAULT_CSS = """
+    Grid { width: auto; height: auto; }
+    """
+
+    cursor: reactive[Cell | None] = reactive(None)
+
+    class Clicked(Message):
+        """A cell was clicked (``button`` 1 left, 3 right)."""
+
+        def __init__(self, grid: Grid, cell: Cell, button: int) -> None:
+            super().__init__()
+            self.grid = grid
+            self.cell = cell
+            self.button = button
+
+        @property
+        def control(self) -> Grid:
+            return self.grid
+
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        painter: Painter,
+        *,
+        widths: Sequence[int] = (4, 3, 2),
+        heights: Sequence[int] = (1,),
+        margin: int = 0,
+        reserve: int = 0,
+        chrome: int = 0,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.rows = rows
+        self.cols = cols
+        self.painter = painter
+        self.widths = tuple(widths)
+        self.heights = tuple(heights)
+        self.margin = margin
+        self.reserve = reserve
+        self.chrome = chrome
+        self._width = self.widths[0]
+        self._height = self.heights[-1]
+
+    def resize_board(self, rows: int, cols: int) -> None:
+        """The board changed shape (a new view with other options)."""
+        if (rows, cols) != (self.rows, self.cols):
+            self.rows, self.cols = rows, cols
+            self.refresh(layout=True)
+
+    @property
+    def cell_size(self) -> tuple[int, int]:
+        """The (width, height) of one cell as last laid out."""
+        return self._width, self._height
+
+    def _span(self) -> tuple[int, int]:
+        return self.rows + 2 * self.margin, self.cols + 2 * self.margin
+
+    @staticmethod
+    def _fit(count: int, sizes: tuple[int, ...], available: int) -> int:
+        for size in sizes:
+            if count * size <= available:
+                return size
+        return sizes[-1]
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        self._width = self._fit(self._span()[1], self.widths, container.width - self.reserve)
+        return self._span()[1] * self._width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        rows = self._span()[0]
+        self._height = self._fit(rows, self.heights, viewport.height - self.chrome)
+        return rows * self._height
+
+    def render(self) -> Text:
+        w, h = self._width, self._height
+        rows, cols = self._span()
+        lines: list[Text] = []
+        for i in range(rows):
+            r = i - self.margin
+            band = [Text(no_wrap=True, overflow="crop") for _ in range(h)]
+            for j in range(cols):
+                c = j - self.margin
+                p = self.painter(r, c, w)
+                style = p.style
+                cursor = self.cursor == (r, c)
+                if cursor:
+                    style = f"{style} reverse bold".strip()
+                for k, line in enumerate(band):
+                    label = p.label if k == 0 else p.under
+                    line.append(
+                        self._cell(label, p.fill, w, cursor and k == 0), style=style or None
+                    )
+            lines.extend(band)
+        return Text("\n", no_wrap=True, overflow="crop").join(lines)
+
+    @staticmethod
+    def _cell(label: str, fill: str, width: int, bracket: bool) -> str:
+        """``label`` centred in ``width``; bracketed for the cursor when there is room.
+
+        Brackets show the cursor where neither colour nor reverse video does
+        (a text capture, some monochrome terminals).
+        """
+        label = label[:width]
+        left = (width - len(label)) // 2
+        right = width - len(label) - left
+        if bracket and left and right:
+            return fill * (left - 1) + "[" + label + "]" + fill * (right - 1)
+        return fill * left + label + fill * right
+
+    def watch_cursor(self) -> None:
+        self.refresh()
+
+    def cell_at(self, x: int, y: int) -> Cell | None:
+        """The board cell under content offset ``(x, y)``, or None outside it."""
+        rows, cols = self._span()
+        if x < 0 or y < 0:
+            return None
+        i, j = y // self._height, x // self._width
+        if not (i < rows and j < cols):
+            return None
+        return i - self.margin, j - self.margin
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        cell = self.cell_at(offset.x, offset.y)
+        if cell is not None:
+            event.stop()
+            self.post_message(self.Clicked(self, cell, event.button))
+
+
+class StatusLine(Static):
+    """The last line of every screen: the link to the server and a short note.
+
+    It follows the app's ``link`` reactive, so every screen says at once when
+    the connection drops and when it is back.
+    """
+
+    DEFAULT_CSS = """
+    StatusLine { dock: bottom; height: 1; width: 100%; background: $panel; }
+    """
+
+    note: reactive[str] = reactive("")
+
+    def __init__(self, keys: str = "", *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.keys = keys
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "link", self._relink, init=True)
+
+    def _relink(self, _link: str) -> None:
+        self.refresh()
+
+    def watch_note(self) -> None:
+        self.refresh()
+
+    def render(self) -> Text:
+        link = str(getattr(self.app, "link", ""))
+        style = {"online": "green", "reconnecting": "bold yellow reverse"}.get(link, "bold red")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f" {link} ", style=style)
+        if self.note:
+            text.append(f" {self.note}")
+        elif self.keys:
+            text.append(f" {self.keys}", style="dim")
+        return text
+
+
+class Choice(Widget, can_focus=True):
+    """One line that cycles through values with left/right or space: compact form input.
+
+    Used for games, ``choice`` options, ``bool`` options and seat counts, so a
+    create-room form stays within 24 lines.
+    """
+
+    DEFAULT_CSS = """
+    Choice { height: 1; width: 1fr; padding: 0 1; }
+    Choice:focus { background: $accent 30%; text-style: bold; }
+    """
+
+    BINDINGS = [
+        Binding("left,h", "step(-1)", "previous", show=False),
+        Binding("right,l,space", "step(1)", "next", show=False),
+    ]
+
+    index: reactive[int] = reactive(0)
+
+    class Changed(Message):
+        def __init__(self, choice: Choice, value: Any) -> None:
+            super().__init__()
+            self.choice = choice
+            self.value = value
+
+        @property
+        def control(self) -> Choice:
+            return self.choice
+
+    def __init__(
+        self,
+        values: Sequence[Any],
+        *,
+        value: Any = None,
+        labels: Sequence[str] | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.values = list(values)
+        self.labels = list(labels) if labels is not None else [self._label(v) for v in values]
+        self.set_reactive(Choice.index, self.values.index(value) if value in self.values else 0)
+
+    @staticmethod
+    def _label(value: Any) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return str(value)
+
+    @property
+    def value(self) -> Any:
+        return self.values[self.index]
+
+    def action_step(self, delta: int) -> None:
+        self.index = (self.index + delta) % len(self.values)
+
+    def watch_index(self) -> None:
+        self.post_message(self.Changed(self, self.value))
+
+    def on_click(self) -> None:
+        self.action_step(1)
+
+    def render(self) -> Text:
+        return Text.assemble(("< ", "dim"), self.labels[self.index], (" >", "dim"))

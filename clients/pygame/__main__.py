@@ -1,0 +1,5 @@
+"""``python -m clients.pygame``: open the Tilehall window."""
+
+from clients.pygame.app import main
+
+main()

@@ -1,0 +1,231 @@
+"""The Tilehall window: one pygame loop, a scene at a time, the network on a thread.
+
+Run it with ``python -m clients.pygame`` (or the ``tilehall-gui`` script)::
+
+    python -m clients.pygame --url ws://127.0.0.1:8765 --name ada
+
+The loop never waits on the network: :class:`~clients.pygame.net.Net` runs the
+asyncio connection on its own thread, and :meth:`App.step` drains its inbox once
+per frame, feeds the models, then lets the scene draw them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import queue
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import pygame
+
+from clients.config import DEFAULT_URL, load_identity, save_identity
+from clients.pygame.model import LobbyModel, RoomModel
+from clients.pygame.net import Net
+from clients.pygame.scenes import scene_for
+from clients.pygame.scenes.base import GameScene, Scene
+from clients.pygame.scenes.lobby import LobbyScene, NameScene
+
+__all__ = ["App", "NetLike", "main", "parse_args"]
+
+FPS = 60
+MIN_SIZE = (760, 520)
+
+
+class NetLike(Protocol):
+    """What the window needs from the network side (:class:`Net`, or a stand-in)."""
+
+    inbox: queue.Queue[dict[str, Any]]
+    url: str
+
+    def start(self) -> None: ...
+    def stop(self, timeout: float = ...) -> None: ...
+    def request(self, msg: dict[str, Any], tag: str | None = None) -> None: ...
+    def join(self, room: str, seat: int | None = None) -> None: ...
+    def join_code(self, code: str) -> None: ...
+    def watch(self, room: str) -> None: ...
+    def act(self, room: str, action: dict[str, Any]) -> None: ...
+
+
+class App:
+    """The window, its scenes, and the hand-off between the network and the models.
+
+    Args:
+        url: the server.
+        name: the player name asked for on the command line (None: the remembered
+            one, else the login name).
+        net: an already made network side (tests pass a stand-in); None makes a
+            :class:`Net` for ``url``.
+        size: the first window size.
+        remember: save the name and token the server gives us (clients/config.py).
+    """
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        name: str | None = None,
+        *,
+        net: NetLike | None = None,
+        size: tuple[int, int] = (1180, 780),
+        remember: bool = True,
+    ) -> None:
+        pygame.display.init()
+        pygame.font.init()
+        pygame.key.set_repeat(400, 40)
+        self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
+        pygame.display.set_caption("Tilehall")
+        self.clock = pygame.time.Clock()
+        self.url = url
+        self.remember = remember
+        self.lobby = LobbyModel()
+        self.codes: dict[str, str] = {}
+        """Private room codes we created, by room, to show to the player."""
+        self.summaries: dict[str, dict[str, Any]] = {}
+        """The last ``room`` push of each room, by room."""
+        self.online = False
+        self.offline_reason = ""
+        self.running = True
+        self.scene: Scene = LobbyScene(self)
+        if net is None:
+            net = self._make_net(name)
+        self.net: NetLike = net
+        self.net.start()
+
+    def _make_net(self, name: str | None) -> Net:
+        saved_name, token = load_identity(self.url)
+        if name and saved_name and name.casefold() != saved_name.casefold():
+            token = None  # a different player: a new hello by name
+        name = name or saved_name or _login_name()
+        return Net(self.url, name=name, token=token)
+
+    def reconnect_as(self, name: str) -> None:
+        """After the server refused our name: try again with another one."""
+        self.net.stop(0.5)
+        self.net = self._make_net(name)
+        self.net.start()
+        self.scene = LobbyScene(self)
+
+    # -- scenes --------------------------------------------------------------------------
+
+    def to_lobby(self) -> None:
+        self.scene = LobbyScene(self)
+
+    def open_room(self, joined: dict[str, Any]) -> GameScene:
+        """Show the room we just joined or watch."""
+        model = RoomModel.from_joined(joined)
+        # the server pushes a room's summary just before its ``joined`` reply
+        model.summary = self.summaries.get(model.room) or next(
+            (r for r in self.lobby.rooms if r["room"] == model.room), None
+        )
+        scene = scene_for(model.game)(self, model)
+        self.scene = scene
+        return scene
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Until the window closes: step, at most :data:`FPS` times a second."""
+        try:
+            while self.step():
+                self.clock.tick(FPS)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self.net.stop()
+        pygame.display.quit()
+
+    def step(self) -> bool:
+        """One frame: input, network news, drawing. False once the window is closed."""
+        for ev in pygame.event.get():
+            if ev.type == pygame.QUIT:
+                self.running = False
+            elif ev.type == pygame.VIDEORESIZE:
+                w, h = max(MIN_SIZE[0], ev.w), max(MIN_SIZE[1], ev.h)
+                if (w, h) != (ev.w, ev.h):
+                    self.screen = pygame.display.set_mode((w, h), pygame.RESIZABLE)
+            self.scene.handle_event(ev)
+        self.pump()
+        self.scene.update(time.monotonic())
+        self.screen = pygame.display.get_surface() or self.screen
+        self.scene.draw(self.screen)
+        pygame.display.flip()
+        return self.running
+
+    def pump(self, limit: int = 200) -> None:
+        """Take what the network has brought (at most ``limit`` frames, to keep drawing)."""
+        for _ in range(limit):
+            try:
+                msg = self.net.inbox.get_nowait()
+            except queue.Empty:
+                return
+            self.handle(msg)
+
+    def handle(self, msg: dict[str, Any]) -> None:
+        """Route one inbox message to the models and the scene."""
+        t = msg.get("t")
+        scene = self.scene
+        if t == "welcome":
+            self.online = True
+            self.lobby.apply(msg)
+            if self.remember:
+                save_identity(self.url, msg["player"], msg["token"])
+        elif t in ("_offline", "_reconnecting"):
+            self.online = False
+            self.offline_reason = msg.get("message", "reconnecting...")
+        elif t == "_reconnected":
+            self.online = True
+        elif t == "_closed":
+            self.online = False
+            self.offline_reason = "disconnected"
+        elif t == "_hello_failed":
+            self.scene = NameScene(self, f"{msg['code']}: {msg['message']}")
+            return
+        elif t == "joined":
+            self.open_room(msg)
+            return
+        elif t == "created" and msg.get("code"):
+            self.codes[msg["room"]] = msg["code"]
+        elif t == "room":
+            self.summaries[msg["room"]] = msg
+        elif t in ("rooms", "scores"):
+            self.lobby.apply(msg)
+        if t == "_error":
+            scene.error(msg)
+            return
+        room = msg.get("room")
+        if isinstance(scene, GameScene) and room == scene.model.room:
+            change = scene.model.apply(msg)
+            if change is not None:
+                scene.on_change(change)
+        scene.handle_message(msg)
+
+
+def _login_name() -> str:
+    try:
+        name = getpass.getuser()
+    except Exception:  # no login name on this system: any name will do
+        name = "player"
+    return (name or "player")[:24]
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="tilehall-gui", description="Tilehall in a window.")
+    p.add_argument("--url", default=DEFAULT_URL, help=f"server (default {DEFAULT_URL})")
+    p.add_argument("--name", default=None, help="player name (default: the remembered one)")
+    p.add_argument("--size", default="1180x780", help="first window size, WxH")
+    return p.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The ``tilehall-gui`` entry point."""
+    args = parse_args(argv)
+    w, _, h = args.size.partition("x")
+    os.environ.setdefault("SDL_VIDEO_CENTERED", "1")
+    App(args.url, args.name, size=(int(w), int(h))).run()
+
+
+if __name__ == "__main__":
+    main()

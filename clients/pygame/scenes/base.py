@@ -1,0 +1,293 @@
+"""What every scene shares: the scene contract, and the frame around a game board.
+
+A scene draws a model and turns mouse input into requests. :class:`GameScene`
+is the frame of every game: a top bar (game, room, whose turn, Leave), a side
+panel for the game's numbers and buttons, a board area, and a notice line for
+refusals and hints. A game's scene fills in the board, the panel and the clicks.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import pygame
+
+from clients.pygame import draw as d
+from clients.pygame.model import Change, RoomModel
+from clients.pygame.widgets import Button
+
+if TYPE_CHECKING:
+    from clients.pygame.app import App
+
+__all__ = ["GameScene", "Scene"]
+
+TOP = 48
+"""Height of the top bar."""
+NOTICE = 30
+"""Height of the notice line at the bottom."""
+PAD = 12
+
+
+class Scene:
+    """One screen of the window."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.notice_text = ""
+        self.notice_colour: d.Colour = d.TEXT_DIM
+        self.notice_at = 0.0
+
+    def handle_event(self, ev: pygame.event.Event) -> None:
+        """A pygame event (mouse, keys, text)."""
+
+    def handle_message(self, msg: dict[str, Any]) -> None:
+        """A server frame the app did not route elsewhere."""
+
+    def update(self, now: float) -> None:
+        """Called once per frame before :meth:`draw`; ``now`` is ``time.monotonic()``."""
+
+    def draw(self, surf: pygame.Surface) -> None:
+        surf.fill(d.BG)
+
+    def notice(self, text: str, colour: d.Colour = d.TEXT_DIM) -> None:
+        """Say something on the notice line (refusals, hints, news)."""
+        self.notice_text, self.notice_colour, self.notice_at = text, colour, time.monotonic()
+
+    def error(self, msg: dict[str, Any]) -> None:
+        """A refused request: show the server's own words."""
+        self.notice(f"{msg.get('code')}: {msg.get('message')}", d.BAD)
+
+    def draw_notice(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
+        if not self.notice_text:
+            return
+        age = time.monotonic() - self.notice_at
+        colour = self.notice_colour if age < 6 else d.blend(self.notice_colour, d.BG, 0.5)
+        size = d.text_fit(self.notice_text, rect.w, 20)
+        d.text(
+            surf,
+            self.notice_text,
+            (rect.x, rect.centery),
+            size=size,
+            colour=colour,
+            anchor="midleft",
+        )
+
+
+class GameScene(Scene):
+    """The frame around one game's board; subclasses draw the board and panel.
+
+    Subclasses override :meth:`draw_board`, :meth:`draw_panel`, :meth:`click`
+    and, for animations, :meth:`on_change`. :attr:`buttons` are drawn in the
+    panel's lower part, in order, by :meth:`layout_buttons`.
+    """
+
+    panel_width = 290
+
+    def __init__(self, app: App, model: RoomModel) -> None:
+        super().__init__(app)
+        self.model = model
+        self.leave_button = Button("Leave", self.leave, key=pygame.K_ESCAPE, tone=(88, 62, 66))
+        self.buttons: list[Button] = []
+        self.board_area = pygame.Rect(0, 0, 0, 0)
+        self.panel_rect = pygame.Rect(0, 0, 0, 0)
+        self.notice_rect = pygame.Rect(0, 0, 0, 0)
+        self._size = (0, 0)
+
+    # -- input -------------------------------------------------------------------------
+
+    @property
+    def view(self) -> dict[str, Any]:
+        return self.model.view
+
+    @property
+    def playing(self) -> bool:
+        """True when this client holds a seat and the game is on."""
+        return self.model.seat is not None and self.model.status == "playing"
+
+    def send(self, action: dict[str, Any]) -> None:
+        """Send an action for our seat (spectators only get told they cannot)."""
+        if self.model.seat is None:
+            self.notice("You are watching: spectators cannot play.", d.GOLD)
+            return
+        self.app.net.act(self.model.room, action)
+
+    def leave(self) -> None:
+        self.app.net.request({"t": "leave", "room": self.model.room})
+        self.app.to_lobby()
+
+    def handle_event(self, ev: pygame.event.Event) -> None:
+        if ev.type == pygame.VIDEORESIZE:
+            return
+        for b in (self.leave_button, *self.buttons):
+            if b.handle(ev):
+                return
+        if ev.type == pygame.MOUSEBUTTONDOWN and ev.button in (1, 3):
+            self.click(ev.pos, ev.button)
+        elif ev.type == pygame.MOUSEMOTION:
+            self.hover(ev.pos)
+
+    def click(self, pos: tuple[int, int], button: int) -> None:
+        """A mouse press on the board area (button 1 left, 3 right)."""
+
+    def hover(self, pos: tuple[int, int]) -> None:
+        """The mouse moved."""
+
+    def on_change(self, change: Change) -> None:
+        """An update arrived (the model already holds the new view)."""
+        for ev in change.events:
+            if ev.get("e") == "game_over" or ev.get("e") == "won":
+                self.notice("The game is over.", d.GOLD)
+
+    def handle_message(self, msg: dict[str, Any]) -> None:
+        if msg.get("t") == "chat":
+            self.notice(f"{msg['from']}: {msg['text']}", d.TEXT)
+
+    # -- layout and drawing ---------------------------------------------------------
+
+    def layout(self, size: tuple[int, int]) -> None:
+        """Place the frame's parts for a window of ``size``; cheap, run every frame."""
+        w, h = size
+        pw = min(self.panel_width, max(200, w // 3))
+        self.panel_rect = pygame.Rect(w - pw - PAD, TOP + PAD, pw, h - TOP - NOTICE - 2 * PAD)
+        self.board_area = pygame.Rect(PAD, TOP + PAD, w - pw - 3 * PAD, h - TOP - NOTICE - 2 * PAD)
+        self.notice_rect = pygame.Rect(PAD, h - NOTICE, w - 2 * PAD, NOTICE - 4)
+        self.leave_button.rect = pygame.Rect(w - 100 - PAD, 8, 100, TOP - 16)
+        self.layout_buttons()
+
+    def layout_buttons(self) -> None:
+        """Stack the visible buttons, two per row, at the bottom of the panel."""
+        shown = [b for b in self.buttons if b.visible]
+        p = self.panel_rect.inflate(-2 * PAD, -2 * PAD)
+        bh, gap = 36, 8
+        rows = (len(shown) + 1) // 2
+        y = p.bottom - rows * bh - (rows - 1) * gap
+        bw = (p.w - gap) // 2
+        for i, b in enumerate(shown):
+            r, c = divmod(i, 2)
+            alone = i == len(shown) - 1 and c == 0  # the last of an odd count: full width
+            b.rect = pygame.Rect(p.x + c * (bw + gap), y + r * (bh + gap), p.w if alone else bw, bh)
+        self.buttons_top = y if shown else p.bottom
+
+    def draw(self, surf: pygame.Surface) -> None:
+        self._size = surf.get_size()
+        self.update_buttons()
+        self.layout(self._size)
+        surf.fill(d.BG)
+        self.draw_top(surf)
+        d.panel(surf, self.panel_rect)
+        if self.model.status == "waiting":
+            self.draw_waiting(surf, self.board_area)
+        else:
+            self.draw_board(surf, self.board_area)
+        self.draw_panel(surf, self.panel_rect.inflate(-2 * PAD, -2 * PAD))
+        for b in self.buttons:
+            b.draw(surf)
+        if self.model.status == "over":
+            self.draw_over(surf)
+        self.draw_notice(surf, self.notice_rect)
+
+    def update_buttons(self) -> None:
+        """Set the buttons' labels and enabled state from the view (before layout)."""
+
+    def draw_top(self, surf: pygame.Surface) -> None:
+        w = surf.get_width()
+        pygame.draw.rect(surf, (33, 38, 49), (0, 0, w, TOP))
+        pygame.draw.line(surf, d.PANEL_EDGE, (0, TOP - 1), (w, TOP - 1))
+        title = self.app.lobby.title(self.model.game)
+        r = d.text(surf, title, (PAD, TOP // 2), size=30, anchor="midleft")
+        info = f"room {self.model.room}"
+        code = self.app.codes.get(self.model.room)
+        if code:
+            info += f"   private code {code}"
+        if self.model.seat is None:
+            info += "   watching"
+        r = d.text(
+            surf, info, (r.right + 16, TOP // 2 + 2), size=18, colour=d.TEXT_DIM, anchor="midleft"
+        )
+        status, colour = self.turn_text()
+        if not self.app.online:
+            status, colour = "connection lost: reconnecting...", d.BAD
+        right = self.leave_button.rect.x - 16
+        d.text(surf, status, (right, TOP // 2), size=22, colour=colour, anchor="midright")
+        self.leave_button.draw(surf)
+
+    def turn_text(self) -> tuple[str, d.Colour]:
+        """What the top bar says about whose move it is."""
+        status = self.model.status
+        if status == "waiting":
+            return "waiting for players", d.GOLD
+        if status == "over":
+            return "game over", d.GOLD
+        to_move = self.view.get("to_move")
+        if to_move is None:
+            return "", d.TEXT
+        if to_move == self.model.seat:
+            return "your move", d.GOOD
+        return f"{self.model.seat_name(to_move)} to move", d.TEXT
+
+    def draw_waiting(self, surf: pygame.Surface, area: pygame.Rect) -> None:
+        waiting = self.view.get("waiting_for") or []
+        names = ", ".join(self.model.seat_name(s) for s in waiting) or "players"
+        d.text(surf, "Waiting for " + names, area.center, size=34, colour=d.GOLD, anchor="center")
+        d.text(
+            surf,
+            "The game starts when every seat is taken.",
+            (area.centerx, area.centery + 36),
+            size=20,
+            colour=d.TEXT_DIM,
+            anchor="center",
+        )
+
+    def draw_over(self, surf: pygame.Surface) -> None:
+        """A banner over the board with the final scores."""
+        result = self.view.get("result") or {}
+        scores = result.get("scores") or self.view.get("scores") or []
+        winners = result.get("winners") or []
+        lines = [
+            f"{self.model.seat_name(i)}: {s}"
+            + ("  (winner)" if i in winners and len(scores) > 1 else "")
+            for i, s in enumerate(scores)
+        ]
+        a = self.board_area
+        h = 70 + 28 * len(lines)
+        box = pygame.Rect(0, 0, min(a.w - 40, 460), h)
+        box.center = a.center
+        shade = pygame.Surface(box.size, pygame.SRCALPHA)
+        pygame.draw.rect(shade, (20, 24, 32, 225), shade.get_rect(), border_radius=14)
+        surf.blit(shade, box)
+        pygame.draw.rect(surf, d.GOLD, box, width=2, border_radius=14)
+        d.text(
+            surf,
+            self.over_title(),
+            (box.centerx, box.y + 30),
+            size=36,
+            colour=d.GOLD,
+            anchor="center",
+        )
+        for i, line in enumerate(lines):
+            d.text(surf, line, (box.centerx, box.y + 66 + 28 * i), size=24, anchor="center")
+
+    def over_title(self) -> str:
+        return "Game over"
+
+    def draw_board(self, surf: pygame.Surface, area: pygame.Rect) -> None:
+        """The game's board inside ``area``."""
+
+    def draw_panel(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
+        """The game's numbers, above the buttons, inside ``rect``."""
+
+    def stat(
+        self,
+        surf: pygame.Surface,
+        x: int,
+        y: int,
+        w: int,
+        label: str,
+        value: Any,
+        colour: d.Colour = d.TEXT,
+    ) -> int:
+        """One ``label ... value`` row of the panel; returns the next row's y."""
+        d.text(surf, label, (x, y), size=21, colour=d.TEXT_DIM)
+        d.text(surf, str(value), (x + w, y), size=23, colour=colour, anchor="topright")
+        return y + 26

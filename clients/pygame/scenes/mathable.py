@@ -1,0 +1,355 @@
+"""Mathable: click a rack tile, then a square; extra draws, exchange, hint, quit vote.
+
+The board shows the premium (2x, 3x) and operator squares from the view's
+``squares``; the panel shows every seat's score and (open) rack, the bag, the
+tiles left, and the turn clock. Whether a tile fits a square is the server's
+call: a refusal comes back with its reason on the notice line.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+import pygame
+
+from clients.pygame import draw as d
+from clients.pygame.model import Change
+from clients.pygame.scenes.base import PAD, GameScene
+from clients.pygame.widgets import Button
+
+__all__ = ["SQUARE_FILLS", "TILE_FACE", "MathableScene", "number_tile"]
+
+SIZE = 14
+SQUARE_FILLS: dict[str, d.Colour] = {
+    "": (226, 214, 188),
+    "3x": (200, 70, 62),
+    "2x": (232, 158, 56),
+    "+": (92, 150, 210),
+    "-": (92, 150, 210),
+    "*": (92, 150, 210),
+    "/": (92, 150, 210),
+}
+SQUARE_LABELS = {"3x": "3x", "2x": "2x", "+": "+", "-": "-", "*": "\u00d7", "/": "\u00f7"}
+TILE_FACE: d.Colour = (250, 244, 226)
+TILE_INK: d.Colour = (36, 40, 62)
+BOARD_EDGE: d.Colour = (92, 70, 52)
+
+
+def number_tile(
+    surf: pygame.Surface,
+    rect: pygame.Rect,
+    value: int,
+    *,
+    edge: d.Colour | None = None,
+    face: d.Colour = TILE_FACE,
+) -> pygame.Rect:
+    """A Mathable tile with its number; returns the face rect."""
+    top = d.tile(surf, rect, face, depth=0.1, radius=0.14, edge=edge)
+    if edge is not None:
+        pygame.draw.rect(surf, edge, top, width=max(2, rect.w // 14), border_radius=4)
+    s = str(value)
+    size = d.text_fit(s, int(top.w * 0.8), int(top.h * 0.62))
+    d.text(surf, s, (top.centerx, top.centery + 1), size=size, colour=TILE_INK, anchor="center")
+    return top
+
+
+class MathableScene(GameScene):
+    """The 14x14 board with our rack under it; seats, bag and buttons on the right."""
+
+    panel_width = 320
+
+    def __init__(self, app: Any, model: Any) -> None:
+        super().__init__(app, model)
+        self.selected: int | None = None
+        """Index into our rack of the tile picked up."""
+        self.exchanging: set[int] | None = None
+        """Rack indices marked for an exchange, while choosing them."""
+        self.hinted_tile: int | None = None
+        self.flash: dict[tuple[int, int], float] = {}
+        self.end_button = Button("End turn", self.end_turn, key=pygame.K_RETURN, tone=(46, 110, 74))
+        self.draw_button = Button("Draw", lambda: self.send({"do": "draw"}), key=pygame.K_d)
+        self.exchange_button = Button("Exchange", self.exchange)
+        self.cancel_button = Button("Cancel", self.cancel_exchange)
+        self.hint_button = Button("Hint", lambda: self.send({"do": "hint"}))
+        self.quit_button = Button("Vote quit", lambda: self.send({"do": "quit"}), tone=(88, 62, 66))
+        self.buttons = [
+            self.end_button,
+            self.draw_button,
+            self.exchange_button,
+            self.cancel_button,
+            self.hint_button,
+            self.quit_button,
+        ]
+        self.grid = d.Grid(pygame.Rect(0, 0, 1, 1), SIZE, SIZE)
+        self.rack_rects: list[pygame.Rect] = []
+
+    # -- what we may see ---------------------------------------------------------------
+
+    @property
+    def rack(self) -> list[int]:
+        """Our rack (a spectator sees the rack of the seat to move, if open)."""
+        racks = self.view.get("racks") or []
+        seat = self.model.seat if self.model.seat is not None else self.view.get("to_move")
+        if seat is None or seat >= len(racks) or racks[seat] is None:
+            return []
+        return list(racks[seat])
+
+    # -- actions -----------------------------------------------------------------------
+
+    def end_turn(self) -> None:
+        self.selected = None
+        self.send({"do": "end"})
+
+    def exchange(self) -> None:
+        if self.exchanging is None:
+            self.exchanging = set()
+            self.selected = None
+            self.notice("Click the tiles to give back, then Swap.", d.TEXT)
+            return
+        if self.exchanging:
+            tiles = [self.rack[i] for i in sorted(self.exchanging) if i < len(self.rack)]
+            self.send({"do": "exchange", "tiles": tiles})
+        self.exchanging = None
+
+    def cancel_exchange(self) -> None:
+        self.exchanging = None
+
+    def click(self, pos: tuple[int, int], button: int) -> None:
+        if button == 3:
+            self.selected = None
+            return
+        for i, rect in enumerate(self.rack_rects):
+            if rect.collidepoint(pos):
+                self.pick(i)
+                return
+        cell = self.grid.at(pos)
+        if cell is None or self.selected is None or self.exchanging is not None:
+            return
+        if not self.model.my_turn:
+            self.notice("Wait for your turn.", d.GOLD)
+            return
+        rack = self.rack
+        if self.selected < len(rack):
+            self.send({"do": "place", "tile": rack[self.selected], "at": list(cell)})
+
+    def pick(self, i: int) -> None:
+        if self.model.seat is None:
+            return
+        if self.exchanging is not None:
+            self.exchanging ^= {i}
+            return
+        self.selected = None if self.selected == i else i
+
+    def on_change(self, change: Change) -> None:
+        super().on_change(change)
+        for ev in change.events:
+            e = ev.get("e")
+            if e == "placed":
+                self.flash[(ev["at"][0], ev["at"][1])] = change.at
+                if ev["seat"] == self.model.seat:
+                    self.selected = None
+                eqs = " and ".join(
+                    f"{q['a']} {SQUARE_LABELS.get(q['op'], q['op'])} {q['b']}"
+                    for q in ev["equations"]
+                )
+                who = self.model.seat_name(ev["seat"])
+                self.notice(f"{who} placed {ev['tile']} ({eqs}): {ev['points']} points.", d.TEXT)
+            elif e == "bonus":
+                self.notice(f"Seven tiles in one turn: +{ev['points']}!", d.GOLD)
+            elif e == "hint":
+                self.hinted_tile = ev.get("tile")
+                if ev.get("tile") is None:
+                    self.notice("Hint: no tile of your rack fits anywhere.", d.GOLD)
+                else:
+                    self.notice(f"Hint: the {ev['tile']} fits somewhere.", d.GOLD)
+            elif e == "turn":
+                self.hinted_tile = None
+                if ev["seat"] == self.model.seat:
+                    self.notice("Your turn.", d.GOOD)
+            elif e == "timeout":
+                self.notice(f"{self.model.seat_name(ev['seat'])} ran out of time.", d.GOLD)
+            elif e == "quit_vote":
+                names = ", ".join(self.model.seat_name(s) for s in ev["votes"]) or "nobody"
+                self.notice(f"Votes to quit: {names}.", d.TEXT)
+        rack = self.rack
+        if self.selected is not None and self.selected >= len(rack):
+            self.selected = None
+
+    def update_buttons(self) -> None:
+        turn = self.view.get("turn") or {}
+        mine = self.model.my_turn
+        draws = int(turn.get("draws") or 0)
+        if not mine:
+            self.exchanging = None  # the turn passed (a clock, say) while choosing
+        choosing = self.exchanging is not None
+        self.end_button.enabled = mine and not choosing
+        self.draw_button.label = f"Draw ({draws})" if draws else "Draw"
+        self.draw_button.enabled = mine and draws > 0 and not choosing
+        self.exchange_button.enabled = mine and bool(turn.get("can_exchange"))
+        if choosing:
+            n = len(self.exchanging or ())
+            self.exchange_button.label = f"Swap {n}" if n else "Swap"
+            self.exchange_button.toggled = True
+        else:
+            self.exchange_button.label, self.exchange_button.toggled = "Exchange", False
+        self.cancel_button.visible = choosing
+        self.hint_button.enabled = mine and not choosing
+        votes = self.view.get("quit_votes") or []
+        self.quit_button.enabled = self.playing
+        self.quit_button.toggled = self.model.seat in votes
+        self.quit_button.label = "Unvote quit" if self.model.seat in votes else "Vote quit"
+
+    # -- drawing ------------------------------------------------------------------------
+
+    def draw_board(self, surf: pygame.Surface, area: pygame.Rect) -> None:
+        rack_h = max(48, min(86, area.h // 9))
+        board_area = pygame.Rect(area.x, area.y, area.w, area.h - rack_h - PAD)
+        self.grid = g = d.Grid(board_area, SIZE, SIZE, margin=0.2)
+        frame = g.rect.inflate(g.cell // 3, g.cell // 3)
+        pygame.draw.rect(surf, BOARD_EDGE, frame, border_radius=max(4, g.cell // 4))
+        squares = self.view.get("squares") or [[""] * SIZE] * SIZE
+        board = self.view.get("board") or [[None] * SIZE] * SIZE
+        placed = {tuple(c) for c in (self.view.get("turn") or {}).get("placed") or []}
+        now = time.monotonic()
+        for r in range(SIZE):
+            for c in range(SIZE):
+                rect = g.cell_rect(r, c)
+                kind = squares[r][c]
+                value = board[r][c]
+                if value is None:
+                    self.draw_square(surf, rect, kind)
+                    continue
+                edge = d.GOLD if (r, c) in placed else None
+                age = now - self.flash.get((r, c), -10.0)
+                face = d.blend((255, 236, 150), TILE_FACE, min(1.0, age / 0.8))
+                number_tile(surf, rect.inflate(-2, -2), value, edge=edge, face=face)
+        self.draw_rack(surf, pygame.Rect(area.x, board_area.bottom + PAD, area.w, rack_h))
+
+    def draw_square(self, surf: pygame.Surface, rect: pygame.Rect, kind: str) -> None:
+        fill = SQUARE_FILLS.get(kind, SQUARE_FILLS[""])
+        inner = rect.inflate(-2, -2)
+        pygame.draw.rect(surf, fill, inner, border_radius=3)
+        label = SQUARE_LABELS.get(kind)
+        if label:
+            size = int(rect.h * (0.5 if len(label) > 1 else 0.75))
+            d.text(
+                surf, label, inner.center, size=size, colour=d.lighten(fill, 0.7), anchor="center"
+            )
+
+    def draw_rack(self, surf: pygame.Surface, strip: pygame.Rect) -> None:
+        rack = self.rack
+        self.rack_rects = []
+        side = min(strip.h, self.grid.cell * 2, (strip.w - 8 * 6) // 7)
+        mine = self.model.seat is not None
+        label = "your rack" if mine else "rack of the seat to move"
+        if not rack:
+            label = "rack hidden" if self.view.get("status") == "playing" else ""
+        total_w = len(rack) * side + max(0, len(rack) - 1) * 8
+        x = strip.centerx - total_w // 2
+        d.text(surf, label, (x - 14, strip.centery), size=18, colour=d.TEXT_DIM, anchor="midright")
+        for i, value in enumerate(rack):
+            rect = pygame.Rect(x + i * (side + 8), strip.y + (strip.h - side) // 2, side, side)
+            lifted = rect.move(0, -8) if i == self.selected else rect
+            self.rack_rects.append(rect)
+            edge = None
+            if i == self.selected:
+                edge = d.ACCENT
+            elif self.exchanging is not None and i in self.exchanging:
+                edge = d.BAD
+            elif value == self.hinted_tile:
+                edge = d.GOLD
+            number_tile(surf, lifted, value, edge=edge)
+
+    def draw_panel(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
+        v = self.view
+        x, y, w = rect.x, rect.y, rect.w
+        scores = v.get("scores") or []
+        racks = v.get("racks") or []
+        sizes = v.get("rack_sizes") or []
+        votes = v.get("quit_votes") or []
+        hinted = v.get("hinted") or []
+        for seat, score in enumerate(scores):
+            box = pygame.Rect(x, y, w, 56)
+            to_move = v.get("to_move") == seat and self.model.status == "playing"
+            pygame.draw.rect(surf, (52, 60, 76) if to_move else (45, 52, 66), box, border_radius=8)
+            if to_move:
+                pygame.draw.rect(surf, d.GOOD, box, width=2, border_radius=8)
+            name = self.model.seat_name(seat) + (" (you)" if seat == self.model.seat else "")
+            tags = [t for t, on in (("quit", seat in votes), ("hint", seat in hinted)) if on]
+            d.text(surf, name, (box.x + 8, box.y + 5), size=21)
+            if tags:
+                d.text(surf, " ".join(tags), (box.x + 8, box.y + 33), size=16, colour=d.GOLD)
+            d.text(
+                surf,
+                str(score),
+                (box.right - 8, box.y + 4),
+                size=28,
+                colour=d.GOLD,
+                anchor="topright",
+            )
+            rack = racks[seat] if seat < len(racks) else None
+            small = 16
+            tiles = rack if rack is not None else [None] * (sizes[seat] if seat < len(sizes) else 0)
+            tx = box.right - 8 - len(tiles) * (small + 2)
+            for i, t in enumerate(tiles):
+                r = pygame.Rect(tx + i * (small + 2), box.y + 33, small, small)
+                pygame.draw.rect(
+                    surf, TILE_FACE if t is not None else (90, 96, 110), r, border_radius=3
+                )
+                if t is not None:
+                    d.text(
+                        surf,
+                        str(t),
+                        r.center,
+                        size=d.text_fit(str(t), small, 15),
+                        colour=TILE_INK,
+                        anchor="center",
+                    )
+            y += 62
+        y += 4
+        y = self.stat(surf, x, y, w, "tiles in the bag", v.get("bag", 0))
+        turn = v.get("turn") or {}
+        if turn.get("draws"):
+            y = self.stat(surf, x, y, w, "extra draws", turn["draws"], d.GOLD)
+        deadline = v.get("deadline")
+        if deadline:
+            left = max(0, int(deadline - time.time()))
+            y = self.stat(
+                surf,
+                x,
+                y,
+                w,
+                "turn clock",
+                f"{left // 60}:{left % 60:02d}",
+                d.BAD if left < 15 else d.TEXT,
+            )
+        y += 4
+        self.draw_unseen(surf, pygame.Rect(x, y, w, self.buttons_top - y - 8))
+
+    def draw_unseen(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
+        """The tiles this seat has not seen: value, and how many when more than one."""
+        unseen = Counter(self.view.get("unseen") or [])
+        if rect.h < 40:
+            return
+        d.text(
+            surf,
+            f"tiles left ({sum(unseen.values())})",
+            (rect.x, rect.y),
+            size=20,
+            colour=d.TEXT_DIM,
+        )
+        cw, ch = 44, 20
+        cols = max(1, rect.w // cw)
+        y0 = rect.y + 24
+        for i, (value, n) in enumerate(sorted(unseen.items())):
+            r, c = divmod(i, cols)
+            if y0 + (r + 1) * ch > rect.bottom:
+                break
+            label = f"{value}" + (f"\u00d7{n}" if n > 1 else "")
+            d.text(surf, label, (rect.x + c * cw, y0 + r * ch), size=18)
+
+    def over_title(self) -> str:
+        reason = (self.view.get("result") or {}).get("reason")
+        return "Everyone quit" if reason == "quit" else "No more moves"
