@@ -1,0 +1,144 @@
+"""Ishido bots: always legal, greedy is exactly the help, normal plays from the view alone."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import Counter
+from typing import Any
+
+import msgpack
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from server.bots.base import Bot
+from server.bots.ishido import BOTS, GreedyBot, NormalBot, _board, _Outlook
+from server.games.base import Status
+from server.games.ishido import Ishido, Stone, full_set
+
+OPTIONS = [
+    {"scoring": s, "four_way": f} for s in ("modern", "ancient") for f in ("touching", "original")
+]
+
+
+def wire(view: dict[str, Any]) -> dict[str, Any]:
+    """What a bot client really receives: the view after a msgpack round trip."""
+    return msgpack.unpackb(msgpack.packb(view))
+
+
+BONUSES = [25, 50, 100, 200, 400, 600, 800, 1000, 5000, 10000, 25000, 50000]
+
+
+def value(view: dict[str, Any], at: list[int]) -> tuple[int, int]:
+    """(points + bonus, neighbour count) of a placement, from the rules sheet."""
+    board, (r, c), before = view["board"], at, view["fourways"]
+    assert board[r][c] is None
+    n = sum(
+        1
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+        if 0 <= r + dr < 8 and 0 <= c + dc < 12 and board[r + dr][c + dc] is not None
+    )
+    ring = r in (0, 7) or c in (0, 11)
+    points = 0 if ring or view["scoring"] == "ancient" else 2 ** (n - 1 + before)
+    return points + (BONUSES[min(before, 11)] if n == 4 else 0), n
+
+
+def test_levels():
+    assert set(BOTS) == {"normal", "greedy"}
+    for level, cls in BOTS.items():
+        assert issubclass(cls, Bot) and cls.game == "ishido" and cls.level == level
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), options=st.sampled_from(OPTIONS), noise=st.integers(0, 20))
+def test_greedy_is_the_help(seed, options, noise):
+    """Greedy picks the help's square; some random moves first vary the positions seen."""
+    game = Ishido(options=options, seats=1, rng=random.Random(seed), now=0.0)
+    shuffle = random.Random(seed)
+    bot = GreedyBot(rng=random.Random(seed))
+    step = 0
+    while game.status is Status.PLAYING:
+        view = wire(game.view(0))
+        action = bot.choose(view)
+        assert action is not None and action["do"] == "place" and action["at"] in view["legal"]
+        (help_event,) = game.act(0, {"do": "help"}, 0.0)
+        assert action["at"] == help_event["at"]
+        best = max(value(view, at) for at in view["legal"])
+        assert value(view, action["at"]) == best and help_event["points"] == best[0]
+        if step < noise:
+            action = {"do": "place", "at": shuffle.choice(view["legal"])}
+        game.act(0, action, 0.0)
+        step += 1
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), options=st.sampled_from(OPTIONS))
+def test_normal_always_plays_legally_and_deterministically(seed, options):
+    game = Ishido(options=options, seats=1, rng=random.Random(seed), now=0.0)
+    bot = NormalBot(rng=random.Random(seed))
+    while game.status is Status.PLAYING:
+        view = wire(game.view(0))
+        action = bot.choose(view)
+        assert action is not None and action["at"] in view["legal"]
+        assert NormalBot(rng=random.Random(1)).choose(view) == action
+        assert view == wire(game.view(0)), "the bot must not change the view it is given"
+        game.act(0, action, 0.0)
+    assert all(
+        cls(rng=random.Random(0)).choose(wire(game.view(0))) is None for cls in BOTS.values()
+    )
+
+
+def test_bots_wait_when_not_to_move():
+    game = Ishido(options={}, seats=1, rng=random.Random(5), now=0.0)
+    for cls in BOTS.values():
+        bot = cls(rng=random.Random(0))
+        assert bot.choose(wire(game.view(None))) is None  # a spectator has no move
+        assert bot.choose({**wire(game.view(0)), "to_move": None}) is None
+        assert bot.choose(wire(game.view(0))) is not None
+
+
+def test_normal_outplays_greedy():
+    """Looking ahead must pay: more stones placed and a higher mean score on fixed seeds."""
+
+    def play(cls: type[Bot], seed: int) -> tuple[int, int]:
+        game = Ishido(options={}, seats=1, rng=random.Random(seed), now=0.0)
+        bot = cls(rng=random.Random(seed))
+        while (action := bot.choose(game.view(0))) is not None:
+            game.act(0, action, 0.0)
+        return game.placed, game.scores[0]
+
+    greedy = [play(GreedyBot, seed) for seed in range(8)]
+    normal = [play(NormalBot, seed) for seed in range(8)]
+    assert statistics.mean(p for p, _ in normal) > statistics.mean(p for p, _ in greedy)
+    assert statistics.mean(s for _, s in normal) > statistics.mean(s for _, s in greedy)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), moves=st.integers(0, 40))
+def test_outlook_updates_match_a_fresh_count(seed, moves):
+    """The normal bot's incremental mobility equals counting again on the new board."""
+    game = Ishido(options={}, seats=1, rng=random.Random(seed), now=0.0)
+    pick = random.Random(seed)
+    for _ in range(moves):
+        if game.status is not Status.PLAYING:
+            return
+        game.act(0, {"do": "place", "at": pick.choice(game.view(0)["legal"])}, 0.0)
+    if game.status is not Status.PLAYING:
+        return
+    view = wire(game.view(0))
+    board, stone = _board(view), Stone(*view["current"])
+    unseen = Counter(full_set())
+    unseen.subtract(s for row in board for s in row if s is not None)
+    unseen[stone] -= 1
+    unseen = +unseen
+    outlook = _Outlook(board, unseen, touching=True)
+    before = [row[:] for row in board]
+    for r, c in view["legal"]:
+        mobility, changed = outlook.after((r, c), stone)
+        assert board == before
+        fresh_board = [row[:] for row in board]
+        fresh_board[r][c] = stone
+        fresh = _Outlook(fresh_board, unseen, touching=True)
+        assert +mobility == +fresh.mobility
+        for square, fitting in changed:
+            assert fitting == sum(unseen[k] for k in fresh.fit[square])

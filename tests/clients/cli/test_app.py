@@ -1,0 +1,183 @@
+"""The app against a real server: identity, lobby, create/join/watch, scores, reconnects."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import DataTable, Input
+
+from clients.cli.app import TilehallApp
+from clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
+from clients.cli.lobby import CodeScreen, LobbyScreen, NameScreen, ScoresScreen
+from clients.cli.widgets import Choice, StatusLine
+from clients.config import load_identity, save_identity
+from clients.connection import Connection
+from tests.clients.cli.util import app_for, create_room, screen_of, text_of, until
+
+
+async def test_name_is_remembered_and_the_next_start_resumes_the_player(url):
+    async with app_for(url, "ada").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        token = pilot.app.conn.token
+    assert load_identity(url) == ("ada", token)
+    async with app_for(url, None).run_test() as pilot:  # no --name: the saved one
+        await screen_of(pilot, LobbyScreen)
+        assert pilot.app.conn.player == "ada"
+        assert pilot.app.conn.token == token
+
+
+async def test_a_refused_token_asks_for_a_name_again(url):
+    save_identity(url, "ghost", "not-a-token-the-server-knows")
+    async with app_for(url, None).run_test() as pilot:
+        ask = await screen_of(pilot, NameScreen)
+        assert "no longer knows you" in str(ask.problem)
+        ask.query_one("#name", Input).value = ""
+        await pilot.press(*"bea", "enter")
+        await screen_of(pilot, LobbyScreen)
+        assert pilot.app.conn.player == "bea"
+    assert load_identity(url)[0] == "bea"
+
+
+async def test_a_taken_name_asks_again(url):
+    async with Connection(url, name="cy"):
+        pass
+    async with app_for(url, "cy").run_test() as pilot:
+        ask = await screen_of(pilot, NameScreen)
+        assert "taken" in str(ask.problem)
+        ask.query_one("#name", Input).value = "cy2"
+        await pilot.press("enter")
+        await screen_of(pilot, LobbyScreen)
+        assert pilot.app.conn.player == "cy2"
+
+
+async def test_lobby_lists_rooms_live_and_plays_the_selected_one(url):
+    async with app_for(url).run_test() as pilot:
+        lobby = await screen_of(pilot, LobbyScreen)
+        table = lobby.query_one("#rooms", DataTable)
+        assert table.row_count == 0
+        async with Connection(url, name="host") as other:
+            room = (await other.request({"t": "create", "game": "ishido"}))["room"]
+            await until(pilot, lambda: table.row_count == 1)  # polled, not pushed
+            row = table.get_row(room)
+            assert row[1:3] == [room, "ishido"]
+            assert "(free)" in row[3] and row[5] == "waiting"
+            await pilot.press("enter")
+            screen = await screen_of(pilot, IshidoScreen)
+            assert screen.model.seat == 0 and screen.model.status == "playing"
+            await pilot.press("q")
+            await screen_of(pilot, LobbyScreen)
+            await until(pilot, lambda: "ada" in table.get_row(room)[3])
+            assert table.get_row(room)[0] == "*"  # the seat is still mine
+
+
+async def test_watch_a_room_of_bots_follows_the_game(url):
+    """A Mathable room of two COMP seats, made with the form; the app watches it."""
+    async with app_for(url).run_test() as pilot:
+        await create_room(pilot, "mathable", seats=["COMP", "COMP:easy"])
+        screen = await screen_of(pilot, MathableScreen)
+        assert screen.model.seat is None
+        assert "watching" in screen.header().plain
+        seq = screen.model.seq
+        await until(pilot, lambda: screen.model.seq >= seq + 6)
+        tiles = sum(v is not None for row in screen.view["board"] for v in row)
+        assert tiles > 4  # the bots placed tiles and the screen's model has them
+        assert sum(screen.model.scores) > 0
+        assert screen.model.names() == ["COMP1", "COMP2"]
+        assert "COMP" in screen.side().plain
+        screen.action_select()  # a spectator cannot act: said, not sent
+        assert "watching" in screen.note
+        assert pilot.app.last_error is None
+
+
+async def test_private_room_by_code(url):
+    async with Connection(url, name="host") as other:
+        created = await other.request({"t": "create", "game": "ishido", "private": True})
+        async with app_for(url).run_test() as pilot:
+            lobby = await screen_of(pilot, LobbyScreen)
+            await pilot.pause(0.3)
+            assert lobby.query_one("#rooms", DataTable).row_count == 0  # private: not listed
+            await pilot.press("c")
+            ask = await screen_of(pilot, CodeScreen)
+            ask.query_one("#code", Input).value = created["code"]
+            await pilot.press("enter")
+            screen = await screen_of(pilot, IshidoScreen)
+            assert screen.model.room == created["room"] and screen.model.seat == 0
+
+
+async def test_errors_are_shown_not_raised(url):
+    async with app_for(url).run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        app = pilot.app
+        assert isinstance(app, TilehallApp)
+        assert await app.call({"t": "join", "room": "nope"}) is None
+        assert app.last_error is not None and "no room" in app.last_error
+        await pilot.press("c")
+        ask = await screen_of(pilot, CodeScreen)
+        ask.query_one("#code", Input).value = "wrong-code"
+        await pilot.press("enter")
+        await screen_of(pilot, LobbyScreen)
+        await until(pilot, lambda: app.last_error == "no room has that code")
+
+
+async def test_scores_show_tables_entries_and_mine(url):
+    """Bea finishes an Ishido game over a plain connection; the app shows her score."""
+    async with Connection(url, name="bea") as bea:
+        room = (await bea.request({"t": "create", "game": "ishido"}))["room"]
+        view = (await bea.join(room))["view"]
+        while view["status"] == "playing":
+            r, c = view["legal"][0]
+            view = (await bea.act(room, {"do": "place", "at": [r, c]}))["view"]
+        final = view["scores"][0]
+        # The room records the result just after the last update is sent.
+        for _ in range(100):
+            if (await bea.request({"t": "scores", "game": "ishido"}))["entries"]:
+                break
+            await asyncio.sleep(0.02)
+        save_identity(url, "bea", bea.token)  # the app comes back as her
+    async with app_for(url, "bea").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        await pilot.press("s")
+        scores = await screen_of(pilot, ScoresScreen)
+        choice = scores.query_one("#game", Choice)
+        choice.index = choice.values.index("ishido") - 1
+        await pilot.press("g")  # the next game: Ishido
+        entries = scores.query_one("#entries", DataTable)
+        await until(pilot, lambda: entries.row_count == 1)
+        assert entries.get_row_at(0)[1:3] == ["bea", str(final)]
+        assert "modern/touching" in text_of(scores, "#table")
+        assert f"your best: {final}" in text_of(scores, "#mine")
+        await pilot.press("q")
+        await screen_of(pilot, LobbyScreen)
+
+
+async def test_reconnects_by_itself_and_says_so(url):
+    async with app_for(url).run_test() as pilot:
+        await create_room(pilot, "ishido")
+        screen = await screen_of(pilot, IshidoScreen)
+        app = pilot.app
+        assert isinstance(app, TilehallApp) and app.conn is not None
+        links: list[str] = []
+        app.watch(app, "link", lambda link: links.append(link), init=False)
+        assert app.conn._ws is not None
+        await app.conn._ws.close()  # the network drops
+        await until(pilot, lambda: links[-2:] == ["reconnecting", "online"])
+        assert "online" in str(screen.query_one(StatusLine).render())
+        await pilot.press("tab", "space")  # still plays, on the same seat
+        await until(pilot, lambda: screen.view["placed"] == 1)
+
+
+async def test_unknown_game_gets_the_text_screen(url, monkeypatch):
+    """A game without a screen of its own is shown as text; actions are typed as JSON."""
+    import clients.cli.games as games
+
+    monkeypatch.delitem(games.SCREENS, "ishido")
+    async with app_for(url).run_test() as pilot:
+        await create_room(pilot, "ishido")
+        screen = await screen_of(pilot, GenericScreen)
+        await until(pilot, lambda: "legal:" in text_of(screen, "#view-text"))
+        assert "board:" in text_of(screen, "#view-text")
+        await pilot.press("a", *'{"do": "help"}', "enter")
+        await until(pilot, lambda: screen.model.event("help") is not None)
+        assert '"e":"help"' in text_of(screen, "#msg")
+        await pilot.press("escape", "q")
+        await screen_of(pilot, LobbyScreen)

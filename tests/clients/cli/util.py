@@ -1,0 +1,127 @@
+"""Helpers to drive the terminal client with Textual's pilot against a real server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from rich.text import Text
+from textual.message import Message
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import Static
+
+from clients.cli.app import Frame, TilehallApp
+from clients.cli.games.base import GameScreen
+from clients.cli.lobby import CreateScreen, LobbyScreen
+from clients.cli.widgets import Choice
+
+S = TypeVar("S", bound=Screen[Any])
+
+
+async def until(pilot: Pilot[Any], cond: Callable[[], object], timeout: float = 8.0) -> None:
+    """Let the app run until ``cond()`` is true; fail after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {cond}")
+        await pilot.pause(0.02)
+
+
+async def screen_of(pilot: Pilot[Any], kind: type[S], timeout: float = 8.0) -> S:
+    """Wait until the top screen is a ``kind`` and return it."""
+    await until(pilot, lambda: isinstance(pilot.app.screen, kind), timeout)
+    screen = pilot.app.screen
+    assert isinstance(screen, kind)
+    return screen
+
+
+async def create_room(
+    pilot: Pilot[Any], game: str, *, seats: list[str] | None = None, **fields: object
+) -> None:
+    """From the lobby, fill the create form (game, option fields, seats) and submit it."""
+    await screen_of(pilot, LobbyScreen)
+    await pilot.press("n")
+    form = await screen_of(pilot, CreateScreen)
+    choice = form.query_one("#game", Choice)
+    if choice.value != game:
+        choice.index = choice.values.index(game) - 1
+        await pilot.press("right")  # the last step by key, as a player would
+    assert choice.value == game
+    wanted = [f"#opt-{name}" for name in fields] + (["#nseats"] if seats else [])
+    await until(pilot, lambda: all(form.query(w) for w in wanted))
+    await pilot.pause()
+    for name, value in fields.items():
+        widget = form.query_one(f"#opt-{name}")
+        if isinstance(widget, Choice):
+            widget.index = widget.values.index(value)
+        else:
+            widget.value = value  # type: ignore[attr-defined]
+    if seats is not None:
+        form.query_one("#nseats", Choice).index = len(seats) - form.game["min_seats"]
+        for i, name in enumerate(seats):
+            form.query_one(f"#seat-{i}").value = name  # type: ignore[attr-defined]
+    form.action_submit()
+
+
+async def go_to(pilot: Pilot[Any], screen: GameScreen, target: tuple[int, int]) -> None:
+    """Move the cursor to ``target``; the last step or two by h/j/k/l, as a player would.
+
+    Each key press waits for the app to settle, which on a busy machine costs
+    ~0.1 s, so the rest of the way is a jump.
+    """
+    r, c = screen.cursor
+    tr, tc = target
+    near_r = tr - 1 if tr > r else tr + 1 if tr < r else tr
+    near_c = tc - 1 if tc > c else tc + 1 if tc < c else tc
+    screen.set_cursor((near_r, near_c))
+    keys = ["j" if tr > near_r else "k"] * abs(tr - near_r)
+    keys += ["l" if tc > near_c else "h"] * abs(tc - near_c)
+    await pilot.press(*keys)
+    assert screen.cursor == target
+
+
+def grid_text(screen: GameScreen) -> list[str]:
+    """The board as drawn: one string per cell row (first line of each cell)."""
+    grid = screen.grid
+    lines = grid.render().plain.split("\n")
+    height = grid.cell_size[1]
+    return lines[::height]
+
+
+def cell_text(screen: GameScreen, cell: tuple[int, int]) -> str:
+    """What the board shows in one cell."""
+    w = screen.grid.cell_size[0]
+    row = grid_text(screen)[cell[0] + screen.MARGIN]
+    col = cell[1] + screen.MARGIN
+    return row[col * w : (col + 1) * w].strip(" []")
+
+
+def app_for(url: str, name: str | None = "ada", **kw: Any) -> TilehallApp:
+    return TilehallApp(url, name=name, poll=0.2, **kw)
+
+
+def text_of(screen: Screen[Any], selector: str) -> str:
+    """The plain text a Static shows."""
+    content = screen.query_one(selector, Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+class Events:
+    """Every game event the app received, in order (a message hook for ``run_test``).
+
+    Screens keep only the last update's events; a test that acts while a bot is
+    quick to answer looks here instead.
+    """
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, int], list[dict[str, Any]]] = {}
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, Frame) and message.msg.get("t") == "update":
+            msg = message.msg
+            self.seen[(msg["room"], msg["seq"])] = msg["events"]
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [ev for key in sorted(self.seen) for ev in self.seen[key] if ev.get("e") == kind]

@@ -1,0 +1,209 @@
+"""The whole window against a real server: lobby, create, play with the mouse, identity."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.config import load_identity
+from clients.connection import Connection
+from clients.pygame.app import App
+from clients.pygame.scenes import lobby as lobby_mod
+from clients.pygame.scenes.ishido import STONE_COLOURS, IshidoScene
+from clients.pygame.scenes.lobby import LobbyScene, NameScene
+from clients.pygame.scenes.mathable import TILE_FACE, MathableScene
+from server.bots.mathable import BOTS
+from tests.clients.pygame.helpers import click, close, colour_at, run_until, shot
+
+
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path, monkeypatch):
+    """Remember identities in the test's own folder, never the user's."""
+    monkeypatch.setenv("TILEHALL_CONFIG", str(tmp_path / "config"))
+
+
+@pytest.fixture
+async def app(url):
+    window = App(url, "ada")
+    await run_until(window, lambda: window.online and bool(window.lobby.games), what="welcome")
+    yield window
+    await close(window)
+
+
+def lobby_of(app: App) -> LobbyScene:
+    assert isinstance(app.scene, LobbyScene)
+    return app.scene
+
+
+async def test_ishido_from_the_lobby_to_a_placed_stone(app, server, url, tmp_path):
+    lobby = lobby_of(app)
+    assert load_identity(url)[0] == "ada"
+    click(app, lobby.game_buttons["ishido"].rect.center)
+    assert lobby.game == "ishido"
+    click(app, lobby.create_button.rect.center)
+    await run_until(app, lambda: isinstance(app.scene, IshidoScene), what="the room")
+    scene = app.scene
+    assert isinstance(scene, IshidoScene)
+    await run_until(app, lambda: scene.model.status == "playing", what="play to start")
+    engine = server.lobby.rooms[scene.model.room].engine
+    r, c = scene.view["legal"][0]
+    stone = scene.view["current"]
+    click(app, scene.grid.centre(r, c))
+    await run_until(app, lambda: scene.model.seq >= 2, what="the update")
+    # the server placed it, and the window shows what the server says
+    assert engine.view(0)["board"][r][c] == stone
+    assert scene.view["board"][r][c] == stone
+    rect = scene.grid.cell_rect(r, c)
+    assert colour_at(app, (rect.x + round(rect.w * 0.15), rect.centery)) == STONE_COLOURS[stone[0]]
+    click(app, scene.help_button.rect.center)
+    await run_until(app, lambda: scene.hint is not None, what="the help answer")
+    assert engine.view(0)["helps"] == 1
+    # refused: the server's reason is shown, nothing changes
+    occupied = scene.grid.centre(0, 0)
+    seq = scene.model.seq
+    click(app, occupied)
+    await run_until(app, lambda: "occupied" in scene.notice_text, what="the refusal")
+    assert scene.model.seq == seq
+    shot(app, tmp_path, "ishido-live", keep=False)
+    click(app, scene.leave_button.rect.center)
+    assert isinstance(app.scene, LobbyScene)
+
+
+async def test_mathable_against_a_bot_with_the_mouse(app, server, tmp_path):
+    lobby = lobby_of(app)
+    click(app, lobby.game_buttons["mathable"].rect.center)
+    assert lobby.create_request()["seats"] == ["ada", "COMP1:normal"]
+    click(app, lobby.create_button.rect.center)
+    await run_until(app, lambda: isinstance(app.scene, MathableScene), what="the room")
+    scene = app.scene
+    assert isinstance(scene, MathableScene)
+    await run_until(app, lambda: scene.model.my_turn, what="our turn")
+    action = BOTS["normal"]().choose(scene.view)
+    assert action is not None
+    if action["do"] != "place":
+        pytest.skip("this deal leaves nothing to place")  # rare: the rack fits nowhere
+    engine = server.lobby.rooms[scene.model.room].engine
+    i = scene.rack.index(action["tile"])
+    click(app, scene.rack_rects[i].center)
+    r, c = action["at"]
+    click(app, scene.grid.centre(r, c))
+    await run_until(app, lambda: scene.view["board"][r][c] == action["tile"], what="the tile")
+    assert engine.view(None)["board"][r][c] == action["tile"]
+    scene.flash.clear()
+    app.step()
+    rect = scene.grid.cell_rect(r, c)
+    assert colour_at(app, (rect.x + round(rect.w * 0.2), rect.y + round(rect.h * 0.2))) in (
+        TILE_FACE,
+    )
+    click(app, scene.end_button.rect.center)
+    await run_until(app, lambda: scene.model.my_turn and scene.model.seq > 3, what="the bot")
+    assert engine.view(None)["tiles_placed"][1] >= 0
+    shot(app, tmp_path, "mathable-live", keep=False)
+
+
+async def test_lobby_lists_rooms_live_and_shows_scores(app, url, tmp_path, monkeypatch):
+    monkeypatch.setattr(lobby_mod, "ROOMS_EVERY", 0.1)
+    lobby = lobby_of(app)
+    async with Connection(url, name="bea") as other:
+        created = await other.request({"t": "create", "game": "mathable", "seats": ["bea", None]})
+        room = created["room"]
+        await other.join(room)
+        await run_until(
+            app, lambda: any(r["room"] == room for r in app.lobby.rooms), what="the new room"
+        )
+        row = next(rect for rect, r in lobby.room_rows if r["room"] == room)
+        join, _ = lobby.room_buttons[room]
+        assert join.enabled and row.contains(join.rect)
+        click(app, lobby.game_buttons["ishido"].rect.center)
+        await run_until(app, lambda: "ishido" in app.lobby.scores, what="scores")
+        click(app, join.rect.center)
+        await run_until(app, lambda: isinstance(app.scene, MathableScene), what="joining")
+        scene = app.scene
+        assert isinstance(scene, MathableScene)
+        await run_until(app, lambda: scene.model.status == "playing", what="the start")
+        assert scene.model.seat == 1
+        await run_until(app, lambda: scene.model.seat_name(0) == "bea", what="seat names")
+
+
+async def test_a_taken_name_asks_for_another(server, url):
+    async with Connection(url, name="cy"):
+        pass
+    window = App(url, "cy")
+    try:
+        await run_until(window, lambda: isinstance(window.scene, NameScene), what="refusal")
+        assert "name_taken" in window.scene.notice_text
+        window.scene.field.text = "cy2"
+        click(window, window.scene.ok.rect.center)
+        await run_until(window, lambda: window.online, what="welcome as cy2")
+        assert window.lobby.player == "cy2"
+    finally:
+        await close(window)
+
+
+async def play_ishido_out(conn: Connection) -> int:
+    """A whole Ishido game through the server (first legal square each time); its score."""
+    room = (await conn.request({"t": "create", "game": "ishido"}))["room"]
+    view = (await conn.join(room))["view"]
+    while view["status"] == "playing":
+        update = await conn.act(room, {"do": "place", "at": view["legal"][0]})
+        assert update is not None
+        view = update["view"]
+    return int(view["scores"][0])
+
+
+async def test_lobby_shows_rooms_of_every_kind_and_the_high_scores(app, url, tmp_path, monkeypatch):
+    monkeypatch.setattr(lobby_mod, "ROOMS_EVERY", 0.1)
+    lobby = lobby_of(app)
+    async with Connection(url, name="bea") as bea, Connection(url, name="cy") as cy:
+        score = await play_ishido_out(bea)
+        waiting = (
+            await bea.request(
+                {"t": "create", "game": "mathable", "seats": ["bea", None, "COMP2:hard"]}
+            )
+        )["room"]
+        await bea.join(waiting)
+        playing = (
+            await cy.request({"t": "create", "game": "mathable", "seats": ["cy", "COMP1:easy"]})
+        )["room"]
+        await cy.join(playing)
+        await cy.request({"t": "create", "game": "ishido", "options": {"scoring": "ancient"}})
+        click(app, lobby.game_buttons["ishido"].rect.center)
+        await run_until(app, lambda: len(app.lobby.rooms) >= 4, what="the rooms")
+        await run_until(
+            app,
+            lambda: bool((app.lobby.scores.get("ishido") or {}).get("entries")),
+            what="the scores",
+        )
+        entry = app.lobby.scores["ishido"]["entries"][0]
+        assert (entry["name"], entry["score"]) == ("bea", score)
+        statuses = {r["room"]: r["status"] for _, r in lobby.room_rows}
+        assert statuses[waiting] == "waiting" and statuses[playing] == "playing"
+        join_waiting, _ = lobby.room_buttons[waiting]
+        join_playing, _ = lobby.room_buttons[playing]
+        assert join_waiting.enabled and not join_playing.enabled
+        shot(app, tmp_path, "lobby")
+
+
+async def test_a_private_room_is_made_and_entered_by_its_code(app, url):
+    lobby = lobby_of(app)
+    click(app, lobby.game_buttons["ishido"].rect.center)
+    click(app, lobby.private.rect.center)
+    click(app, lobby.create_button.rect.center)
+    await run_until(app, lambda: isinstance(app.scene, IshidoScene), what="the private room")
+    scene = app.scene
+    assert isinstance(scene, IshidoScene)
+    assert scene.model.room in app.codes  # shown in the top bar, to pass on
+    click(app, scene.leave_button.rect.center)
+    # someone else's private room, entered by typing its code
+    async with Connection(url, name="bea") as bea:
+        made = await bea.request(
+            {"t": "create", "game": "mathable", "seats": ["bea", None], "private": True}
+        )
+        await bea.request({"t": "join", "code": made["code"]})
+        lobby = lobby_of(app)
+        app.step()
+        click(app, lobby.code_field.rect.center)
+        lobby.code_field.text = made["code"]
+        click(app, lobby.code_join.rect.center)
+        await run_until(app, lambda: isinstance(app.scene, MathableScene), what="joining by code")
+        assert app.scene.model.room == made["room"]
+        assert all(r["room"] != made["room"] for r in app.lobby.rooms)

@@ -1,0 +1,80 @@
+"""Lines scene: chips of a real engine's view, click-chip-then-cell, the path played back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clients.pygame.scenes.lines import CHIP_COLOURS, EMPTY_FILL, STEP, LinesScene
+from tests.clients.pygame.helpers import click, colour_at, engine, shot, show
+
+
+def first_move(e: Any) -> dict[str, Any]:
+    """A legal move of the engine: some chip to the empty cell farthest from it."""
+    board = e.view(0)["board"]
+    chips = [(r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v]
+    empty = [(r, c) for r, row in enumerate(board) for c, v in enumerate(row) if not v]
+    src = chips[0]
+    dst = max(empty, key=lambda p: abs(p[0] - src[0]) + abs(p[1] - src[1]))
+    return {"do": "move", "from": list(src), "to": list(dst)}
+
+
+def test_chips_and_empty_cells_match_the_view(tmp_path):
+    e = engine("lines", seed=2, initial=20, preview=True)
+    view = e.view(0)
+    app, _, scene = show(view, names=["ada"])
+    assert isinstance(scene, LinesScene)
+    shot(app, tmp_path, "lines")
+    seen = 0
+    for r, row in enumerate(view["board"]):
+        for c, value in enumerate(row):
+            want = CHIP_COLOURS[value] if value else EMPTY_FILL
+            assert colour_at(app, scene.grid.centre(r, c)) == want, (r, c)
+            seen += bool(value)
+    assert seen >= 15
+
+
+def test_click_a_chip_then_a_cell_moves_it():
+    e = engine("lines", seed=2)
+    view = e.view(0)
+    app, net, scene = show(view)
+    move = first_move(e)
+    click(app, scene.grid.centre(*move["to"]))  # an empty cell first: nothing
+    assert scene.selected is None
+    click(app, scene.grid.centre(*move["from"]))
+    assert scene.selected == tuple(move["from"])
+    click(app, scene.grid.centre(*move["to"]))
+    assert ("act", move) in net.sent
+    click(app, scene.grid.centre(*move["from"]))
+    click(app, scene.grid.centre(0, 0), button=3)
+    assert scene.selected is None
+
+
+def test_the_chip_travels_its_path_then_the_view_shows():
+    e = engine("lines", seed=2)
+    app, _, scene = show(e.view(0))
+    move = first_move(e)
+    colour = e.view(0)["board"][move["from"][0]][move["from"][1]]
+    events = e.act(0, move, 0.0)
+    moved = events[0]
+    assert moved["e"] == "moved" and len(moved["path"]) >= 3
+    app.handle(
+        {"t": "update", "room": scene.model.room, "seq": 2, "events": events, "view": e.view(0)}
+    )
+    pb = scene.playback
+    assert pb is not None
+    # part-way: the chip stands on a middle cell of its path, and not yet at its end
+    mid = len(moved["path"]) // 2
+    pb.start -= STEP * mid
+    app.step()
+    r, c = moved["path"][mid]
+    assert colour_at(app, scene.grid.centre(r, c)) == CHIP_COLOURS[colour]
+    assert colour_at(app, scene.grid.centre(*move["to"])) == EMPTY_FILL
+    assert colour_at(app, scene.grid.centre(*move["from"])) == EMPTY_FILL
+    # once played back: exactly the new view
+    pb.start -= 10
+    app.step()
+    assert scene.playback is None
+    for r, row in enumerate(e.view(0)["board"]):
+        for c, value in enumerate(row):
+            want = CHIP_COLOURS[value] if value else EMPTY_FILL
+            assert colour_at(app, scene.grid.centre(r, c)) == want, (r, c)

@@ -1,0 +1,178 @@
+"""Encoder and decoder, driven by one table of (message, bytes) pairs (as h11 does)."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol import (
+    CLIENT_MESSAGES,
+    MAX_DEPTH,
+    SERVER_MESSAGES,
+    ErrorCode,
+    ProtocolError,
+    check,
+    decode,
+    encode,
+)
+
+ROUND_TRIPS = [
+    ({"t": "ping"}, b"\x81\xa1t\xa4ping"),
+    ({"t": "hello", "v": 1, "name": "ada"}, b"\x83\xa1t\xa5hello\xa1v\x01\xa4name\xa3ada"),
+    (
+        {"t": "act", "room": "r1", "action": {"do": "place", "at": [3, 4]}, "id": 9},
+        b"\x84\xa1t\xa3act\xa4room\xa2r1\xa6action\x82\xa2do\xa5place\xa2at\x92\x03\x04\xa2id\x09",
+    ),
+]
+
+
+@pytest.mark.parametrize(("msg", "data"), ROUND_TRIPS)
+def test_encode_gives_the_table_bytes(msg, data):
+    assert encode(msg) == data
+
+
+@pytest.mark.parametrize(("msg", "data"), ROUND_TRIPS)
+def test_decode_gives_the_table_message(msg, data):
+    assert decode(data) == msg
+
+
+BAD_FRAMES = [
+    (b"\xc1", ErrorCode.MALFORMED_FRAME),
+    (b"\x92\x01", ErrorCode.MALFORMED_FRAME),  # truncated
+    (encode({"t": "ping"}) + b"\x00", ErrorCode.MALFORMED_FRAME),  # trailing bytes
+    ("a text frame", ErrorCode.MALFORMED_FRAME),
+    (encode([1, 2]), ErrorCode.NOT_A_MAP),
+    (encode({"x": 1}), ErrorCode.MISSING_TYPE),
+    (encode({"t": 5}), ErrorCode.MISSING_TYPE),
+    (encode({"t": "fly"}), ErrorCode.UNKNOWN_TYPE),
+    (encode({"t": "welcome"}), ErrorCode.UNKNOWN_TYPE),  # a server message from a client
+    (encode({"t": "hello", "name": "a"}), ErrorCode.MISSING_FIELD),
+    (encode({"t": "hello", "v": 1}), ErrorCode.MISSING_FIELD),  # neither name nor token
+    (encode({"t": "hello", "v": 1, "name": "a", "token": "b"}), ErrorCode.MISSING_FIELD),
+    (encode({"t": "hello", "v": "1", "name": "a"}), ErrorCode.WRONG_TYPE),
+    (encode({"t": "hello", "v": True, "name": "a"}), ErrorCode.WRONG_TYPE),
+    (encode({"t": "hello", "v": 1, "name": None}), ErrorCode.WRONG_TYPE),
+    (encode({"t": "hello", "v": -1, "name": "a"}), ErrorCode.OUT_OF_RANGE),
+    (encode({"t": "hello", "v": 1, "name": "x" * 25}), ErrorCode.OUT_OF_RANGE),
+    (encode({"t": "chat", "room": "r", "text": ""}), ErrorCode.OUT_OF_RANGE),
+    (encode({"t": "act", "room": "r", "action": {}}), ErrorCode.OUT_OF_RANGE),
+    (encode({"t": "ping", "id": 2**40}), ErrorCode.OUT_OF_RANGE),
+]
+
+
+@pytest.mark.parametrize(("data", "code"), BAD_FRAMES)
+def test_each_bad_frame_has_its_code(data, code):
+    with pytest.raises(ProtocolError) as info:
+        decode(data)
+    assert info.value.code == code
+    assert info.value.message
+
+
+def test_error_carries_the_request_id_when_usable():
+    with pytest.raises(ProtocolError) as info:
+        decode(encode({"t": "fly", "id": 12}))
+    assert info.value.re == 12
+    assert info.value.to_message() == {
+        "t": "error",
+        "code": "unknown_type",
+        "message": info.value.message,
+        "re": 12,
+    }
+
+
+def test_deep_nesting_is_refused():
+    deep: object = 1
+    for _ in range(MAX_DEPTH + 1):
+        deep = [deep]
+    with pytest.raises(ProtocolError) as info:
+        decode(encode({"t": "act", "room": "r", "action": {"do": deep}}))
+    assert info.value.code == ErrorCode.OUT_OF_RANGE
+
+
+def test_pathological_nesting_does_not_crash():
+    with pytest.raises(ProtocolError) as info:
+        decode(b"\x91" * 200_000)
+    assert info.value.code == ErrorCode.MALFORMED_FRAME
+
+
+def test_strings_longer_than_the_frame_limit_are_refused_before_allocation():
+    # a header claiming a 1 GiB string, with no body behind it
+    with pytest.raises(ProtocolError) as info:
+        decode(b"\x81\xa1t\xdb\x40\x00\x00\x00", max_size=1024)
+    assert info.value.code == ErrorCode.MALFORMED_FRAME
+
+
+def test_unknown_extra_fields_are_dropped_for_forward_compatibility():
+    assert decode(encode({"t": "ping", "future": 1})) == {"t": "ping"}
+
+
+def test_server_messages_are_checked():
+    check({"t": "error", "code": "x", "message": "y", "re": 1})
+    with pytest.raises(ProtocolError):
+        check({"t": "error", "code": "x"})
+
+
+def test_every_message_has_a_doc():
+    for spec in [*CLIENT_MESSAGES.values(), *SERVER_MESSAGES.values()]:
+        assert spec.doc, spec.t
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=200))
+def test_decoder_never_raises_anything_but_protocol_error(data):
+    try:
+        decode(data)
+    except ProtocolError as exc:
+        assert exc.code in {c.value for c in ErrorCode}
+
+
+scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=20)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300)
+@given(
+    st.sampled_from(sorted(CLIENT_MESSAGES)),
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "v",
+                "name",
+                "token",
+                "room",
+                "game",
+                "action",
+                "seat",
+                "seq",
+                "text",
+                "id",
+                "code",
+                "options",
+                "seats",
+                "private",
+                "table",
+            ]
+        ),
+        values,
+        max_size=6,
+    ),
+)
+def test_type_confused_messages_get_a_protocol_error_or_pass_validation(t, fields):
+    data = msgpack.packb({"t": t, **fields})
+    try:
+        msg = decode(data)
+    except ProtocolError as exc:
+        assert exc.code in {c.value for c in ErrorCode}
+    else:
+        spec = CLIENT_MESSAGES[t]
+        for f in spec.fields:
+            if f.required:
+                assert f.name in msg

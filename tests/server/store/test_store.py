@@ -1,0 +1,324 @@
+"""The store interface, run against both implementations: SQLite and PostgreSQL.
+
+Each PostgreSQL test gets its own schema, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from server.store import open_store
+from server.store.base import (
+    AppendRefused,
+    JournalEntry,
+    NameTaken,
+    RoomRecord,
+    ScoreRecord,
+    SeatRecord,
+    Store,
+)
+from tests.services import pg_schema
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield str(tmp_path / "store.sqlite3")
+        return
+    async with pg_schema() as url:
+        yield url
+
+
+@pytest.fixture
+async def pg_url():
+    async with pg_schema() as url:
+        yield url
+
+
+@pytest.fixture
+async def store(store_url):
+    s = await open_store(store_url)
+    yield s
+    await s.close()
+
+
+def room_record(rid: str, *, node: str = "", seats: int = 2, created: float = 1.0) -> RoomRecord:
+    return RoomRecord(
+        id=rid,
+        game="mathable",
+        options={"racks": "hidden", "turn_seconds": 0},
+        seed=2**62 + 12345,
+        seats=tuple(SeatRecord() for _ in range(seats)),
+        private_code=None,
+        created_at=created,
+        node=node,
+    )
+
+
+def entry(room: str, seq: int, seat: int | None = 0, **action) -> JournalEntry:
+    return JournalEntry(
+        room=room, seq=seq, seat=seat, action={"do": "place", **action}, now=1000.0 + seq / 8
+    )
+
+
+# -- players --------------------------------------------------------------------------
+
+
+async def test_players_are_found_by_token_and_names_are_unique_ignoring_case(store: Store):
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    bob = await store.create_player("Bob", b"\x02" * 32, 2.0)
+    assert ada.id != bob.id
+    assert ada.name == "Ada"
+    assert await store.player_by_token(b"\x01" * 32) == ada
+    assert await store.player_by_token(b"\x02" * 32) == bob
+    assert await store.player_by_token(b"\x03" * 32) is None
+    for taken in ("Ada", "ADA", "ada"):
+        with pytest.raises(NameTaken):
+            await store.create_player(taken, secrets_token(), 3.0)
+    # the refusal left no half-made player behind
+    zoe = await store.create_player("Zoe", b"\x04" * 32, 4.0)
+    assert await store.player_by_token(b"\x04" * 32) == zoe
+
+
+def secrets_token() -> bytes:
+    return random.randbytes(32)
+
+
+# -- rooms ------------------------------------------------------------------------------
+
+
+async def test_rooms_seats_status_and_unfinished_by_node(store: Store):
+    a = room_record("ra", node="n1", created=1.0)
+    b = room_record("rb", node="n1", created=2.0)
+    c = room_record("rc", node="n2", created=3.0)
+    for r in (b, a, c):
+        await store.create_room(r)
+    assert await store.room("ra") == a
+    assert await store.room("nope") is None
+    seats = [SeatRecord(name="Ada", player=7), SeatRecord(name="COMP", bot="hard")]
+    await store.set_seats("ra", seats)
+    await store.set_status("ra", "playing")
+    got = await store.room("ra")
+    assert got is not None and got.seats == tuple(seats) and got.status == "playing"
+    assert got.seed == 2**62 + 12345 and got.options == a.options
+    assert [r.id for r in await store.unfinished_rooms("n1")] == ["ra", "rb"]  # by creation
+    assert [r.id for r in await store.unfinished_rooms("n2")] == ["rc"]
+    assert await store.unfinished_rooms("") == []
+    await store.finish_room("rb", {"winners": [0]}, [], 9.0)
+    assert [r.id for r in await store.unfinished_rooms("n1")] == ["ra"]
+
+
+async def test_exactly_one_claimant_gets_a_dead_nodes_room(store_url):
+    stores = [await open_store(store_url) for _ in range(3)]
+    try:
+        await stores[0].create_room(room_record("r1", node="dead"))
+        await stores[0].create_room(room_record("r2", node="dead"))
+        await stores[0].create_room(room_record("r3", node="dead"))
+        await stores[0].finish_room("r3", {}, [], 5.0)
+        for rid in ("r1", "r2"):
+            results = await asyncio.gather(
+                *(s.claim_room(rid, "dead", f"n{i}") for i, s in enumerate(stores))
+            )
+            winners = [r for r in results if r is not None]
+            assert len(winners) == 1, results
+            assert winners[0].id == rid
+            assert (await stores[0].room(rid)).node == winners[0].node
+        assert await stores[0].claim_room("r3", "dead", "n0") is None  # over: nothing to take
+        assert await stores[0].claim_room("r1", "dead", "n0") is None  # already moved
+        assert await stores[0].unfinished_rooms("dead") == []
+    finally:
+        for s in stores:
+            await s.close()
+
+
+# -- journal ----------------------------------------------------------------------------
+
+
+async def test_journal_keeps_actions_exactly_and_in_seq_order(store: Store):
+    await store.create_room(room_record("r1"))
+    await store.create_room(room_record("r2"))
+    odd = {"do": "place", "at": [3, 4], "tiles": [0, 90], "x": None, "f": 0.5, "ok": True}
+    await store.append(JournalEntry(room="r1", seq=1, seat=None, action={"do": "_start"}, now=1.5))
+    await store.append(JournalEntry(room="r1", seq=2, seat=1, action=odd, now=2.25))
+    await store.append(entry("r2", 1))
+    got = await store.journal("r1")
+    assert [(e.seq, e.seat, e.action, e.now) for e in got] == [
+        (1, None, {"do": "_start"}, 1.5),
+        (2, 1, odd, 2.25),
+    ]
+    assert [e.room for e in got] == ["r1", "r1"]
+    assert await store.journal("r2") == [entry("r2", 1)]
+    assert await store.journal("none") == []
+
+
+async def test_a_taken_seq_is_refused_without_failing_the_others(store: Store):
+    await store.create_room(room_record("r1"))
+    await store.create_room(room_record("r2"))
+    await store.append(entry("r1", 1, at=[0, 0]))
+    # arriving together: the duplicate and a good entry share one group commit
+    results = await asyncio.gather(
+        store.append(entry("r1", 1, at=[9, 9])),
+        store.append(entry("r2", 1)),
+        return_exceptions=True,
+    )
+    assert isinstance(results[0], AppendRefused)
+    assert results[1] is None
+    assert [e.action["at"] for e in await store.journal("r1")] == [[0, 0]]  # the first one stays
+    assert await store.journal("r2") == [entry("r2", 1)]
+
+
+async def test_concurrent_appends_are_group_committed_durable_and_in_order(
+    store: Store, store_url, monkeypatch
+):
+    rooms, per_room = 40, 15
+    for i in range(rooms):
+        await store.create_room(room_record(f"r{i}"))
+    commits = count_commits(store, monkeypatch)
+
+    async def play(room: str) -> None:
+        # a room appends one entry at a time, as Room._apply does
+        for seq in range(1, per_room + 1):
+            await store.append(entry(room, seq, seat=seq % 2, n=seq))
+            await asyncio.sleep(0)
+
+    await asyncio.gather(*(play(f"r{i}") for i in range(rooms)))
+    total = rooms * per_room
+    # rooms acting at once shared their commits
+    print(f"{total} appends in {commits[0]} commits")
+    assert 0 < commits[0] < total / 4, commits
+    # durable: a second, independent connection sees every entry, in order
+    other = await open_store(store_url)
+    try:
+        for i in range(rooms):
+            got = await other.journal(f"r{i}")
+            assert [e.seq for e in got] == list(range(1, per_room + 1))
+            assert [e.action["n"] for e in got] == list(range(1, per_room + 1))
+    finally:
+        await other.close()
+
+
+def count_commits(store: Store, monkeypatch) -> list[int]:
+    """Count the journal's batch inserts (one transaction each)."""
+    commits = [0]
+    if type(store).__name__ == "PostgresStore":
+        real = store._insert
+
+        async def counted(entries):
+            commits[0] += 1
+            return await real(entries)
+
+        monkeypatch.setattr(store, "_insert", counted)
+    else:
+        import server.store.sqlite as mod
+
+        real_fn = mod._insert
+
+        def counted_fn(db, rows):
+            commits[0] += 1
+            return real_fn(db, rows)
+
+        monkeypatch.setattr(mod, "_insert", counted_fn)
+    return commits
+
+
+async def test_a_fenced_postgres_store_appends_only_to_its_own_rooms(pg_url):
+    from server.store.postgres import PostgresStore
+
+    mine = PostgresStore(pg_url, owner="n1")
+    await mine.open()
+    try:
+        await mine.create_room(room_record("r1", node="n1"))
+        await mine.create_room(room_record("r2", node="n1"))
+        await mine.append(entry("r1", 1))
+        assert await mine.claim_room("r1", "n1", "n2") is not None  # n1 was declared dead
+        results = await asyncio.gather(
+            mine.append(entry("r1", 2)), mine.append(entry("r2", 1)), return_exceptions=True
+        )
+        assert isinstance(results[0], AppendRefused)  # n1 no longer owns r1
+        assert results[1] is None
+        assert [e.seq for e in await mine.journal("r1")] == [1]
+    finally:
+        await mine.close()
+
+
+# -- results and scores -----------------------------------------------------------------
+
+
+def score(player: int, name: str, value: int, at: float, table: str = "2 players") -> ScoreRecord:
+    return ScoreRecord(
+        game="mathable",
+        table=table,
+        player=player,
+        name=name,
+        score=value,
+        room=f"room{at:g}",
+        at=at,
+        detail={"tiles_placed": value // 10, "reason": "blocked"},
+    )
+
+
+async def test_finish_room_keeps_scores_and_tables_rank_them(store: Store):
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    bob = await store.create_player("Bob", b"\x02" * 32, 1.0)
+    games = [
+        [score(ada.id, "Ada", 120, 10.0), score(bob.id, "Bob", 300, 10.0)],
+        [score(ada.id, "Ada", 300, 20.0), score(bob.id, "Bob", 50, 20.0)],
+        [score(ada.id, "Ada", 80, 30.0, "3 players")],
+    ]
+    for i, scores in enumerate(games):
+        rid = f"g{i}"
+        await store.create_room(room_record(rid))
+        await store.finish_room(rid, {"scores": [s.score for s in scores]}, scores, 40.0 + i)
+    top = await store.top_scores("mathable", "2 players")
+    # best first; a tie goes to the earlier score
+    assert [(s.name, s.score, s.at) for s in top] == [
+        ("Bob", 300, 10.0),
+        ("Ada", 300, 20.0),
+        ("Ada", 120, 10.0),
+        ("Bob", 50, 20.0),
+    ]
+    assert top[0].detail == {"tiles_placed": 30, "reason": "blocked"}
+    assert [s.score for s in await store.top_scores("mathable", "2 players", limit=2)] == [300, 300]
+    assert await store.top_scores("ishido", "2 players") == []
+    best = await store.best_of("mathable", ada.id)
+    assert [(s.table, s.score) for s in best] == [("2 players", 300), ("3 players", 80)]
+    assert [(s.table, s.score) for s in await store.best_of("mathable", bob.id)] == [
+        ("2 players", 300)
+    ]
+    assert await store.score_tables("mathable") == ["2 players", "3 players"]
+    assert await store.score_tables("lines") == []
+    assert await store.unfinished_rooms("") == []  # every room finished
+
+
+async def test_reopening_keeps_data_and_does_not_migrate_twice(store_url):
+    first = await open_store(store_url)
+    await first.create_player("Ada", b"\x01" * 32, 1.0)
+    await first.close()
+    again = await open_store(store_url)  # the migrations must see the schema is current
+    try:
+        assert (await again.player_by_token(b"\x01" * 32)).name == "Ada"
+        if store_url.startswith("postgresql"):
+            from server.store.postgres import MIGRATIONS
+
+            versions = await again.pool.fetch("SELECT version FROM schema_version ORDER BY 1")
+            assert [r[0] for r in versions] == list(range(1, len(MIGRATIONS) + 1))
+        else:
+            from server.store.sqlite import MIGRATIONS
+
+            version = again.db.execute("PRAGMA user_version").fetchone()[0]
+            assert version == len(MIGRATIONS)
+    finally:
+        await again.close()
+
+
+async def test_nodes_opening_one_new_postgres_schema_together_migrate_it_once(pg_url):
+    stores = await asyncio.gather(*(open_store(pg_url) for _ in range(3)))
+    try:
+        versions = await stores[0].pool.fetch("SELECT version FROM schema_version")
+        assert len(versions) == 1
+    finally:
+        for s in stores:
+            await s.close()

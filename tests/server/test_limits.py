@@ -1,0 +1,118 @@
+"""Limits: oversize frames, floods and clients that stop reading."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from protocol import encode
+from server.app import Server
+from server.config import Config, Limits
+from tests.helpers import Raw
+
+
+async def start(tmp_path, **limits):
+    srv = Server(Config(port=0, data_dir=tmp_path, limits=Limits(ping_interval=None, **limits)))
+    await srv.start()
+    return srv, f"ws://127.0.0.1:{srv.port}"
+
+
+async def test_a_frame_over_the_limit_closes_with_1009(tmp_path):
+    srv, url = await start(tmp_path, max_frame=1024)
+    try:
+        a = await Raw.open(url, "Ada")
+        await a.send({"t": "chat", "room": "r", "text": "x" * 2000})
+        with pytest.raises(ConnectionClosed) as info:
+            await a.recv()
+        assert info.value.rcvd.code == 1009
+        # the server itself is fine
+        b = await Raw.open(url, "Bob")
+        assert (await b.call({"t": "ping"}))["t"] == "pong"
+    finally:
+        await srv.stop()
+
+
+async def test_flooding_is_rate_limited_then_disconnected(tmp_path):
+    srv, url = await start(tmp_path, rate=5, burst=10, max_strikes=30)
+    try:
+        a = await Raw.open(url, "Ada")  # the hello took one token
+        for i in range(20):
+            await a.send({"t": "ping", "id": i})
+        replies = [await a.recv() for _ in range(20)]
+        assert sum(r["t"] == "pong" for r in replies) == 9
+        limited = [r for r in replies if r["t"] == "error"]
+        assert {r["code"] for r in limited} == {"rate_limited"} and len(limited) == 11
+        # each refusal says which request it refused
+        assert sorted(r["re"] for r in replies) == list(range(20))
+        await asyncio.sleep(0.5)  # the bucket refills: the connection is still usable
+        assert (await a.call({"t": "ping"}))["t"] == "pong"
+        with pytest.raises(ConnectionClosed) as info:
+            for i in range(100):
+                await a.send({"t": "ping", "id": i})
+            while True:
+                await a.recv()
+        assert info.value.rcvd.code == 1008
+        # others are unaffected
+        b = await Raw.open(url, "Bob")
+        assert (await b.call({"t": "ping"}))["t"] == "pong"
+    finally:
+        await srv.stop()
+
+
+async def test_a_client_that_never_reads_is_cut_off(tmp_path):
+    srv, _url = await start(tmp_path, send_queue=8, rate=1e6, burst=10**6, close_timeout=0.5)
+    try:
+        host, port = "127.0.0.1", srv.port
+        # a hand-made client with a tiny receive buffer that never reads
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect((host, port))
+        s.sendall(
+            b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        await asyncio.sleep(0.2)
+
+        def frame(payload: bytes) -> bytes:
+            mask = b"\x00\x00\x00\x00"
+            n = len(payload)
+            head = b"\x82" + (bytes([0x80 | n]) if n < 126 else b"\xfe" + struct.pack("!H", n))
+            return head + mask + payload
+
+        s.sendall(frame(encode({"t": "hello", "v": 1, "name": "Slow"})))
+        # ask for big replies over and over and never read them
+        for _ in range(2000):
+            try:
+                s.sendall(frame(encode({"t": "rooms"})) * 1)
+            except OSError:
+                break
+        for _ in range(300):  # generous: the machine may be busy; the bound is what matters
+            if not srv.sessions:
+                break
+            await asyncio.sleep(0.05)
+        assert not srv.sessions, "the slow reader must be disconnected"
+        s.close()
+    finally:
+        await srv.stop()
+
+
+async def test_connections_per_address_are_capped(tmp_path):
+    srv, url = await start(tmp_path, max_connections_per_ip=2)
+    try:
+        a = await Raw.open(url, "A")
+        b = await Raw.open(url, "B")
+        c = await Raw.open(url)
+        with pytest.raises(ConnectionClosed) as info:
+            await c.call({"t": "ping"})
+        assert info.value.rcvd.code == 1008
+        await a.close()
+        await asyncio.sleep(0.1)
+        d = await Raw.open(url)
+        assert (await d.call({"t": "ping"}))["t"] == "pong"
+        assert (await b.call({"t": "ping"}))["t"] == "pong"
+    finally:
+        await srv.stop()

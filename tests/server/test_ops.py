@@ -1,0 +1,107 @@
+"""Operations: /healthz, /metrics, admin commands and JSON logs, on a real server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+from server.admin import load_export, replay_export
+from tests.helpers import ROOT, Raw, ServerProcess
+
+
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@pytest.fixture
+def proc(tmp_path):
+    p = ServerProcess(tmp_path, "--log-format", "json")
+    p.start()
+    yield p
+    p.stop()
+
+
+def admin(proc, *args):
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "server.app",
+            "admin",
+            "--url",
+            f"http://127.0.0.1:{proc.port}",
+            "--data-dir",
+            str(proc.data_dir),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=30,
+    )
+
+
+async def test_healthz_and_metrics(proc):
+    http = f"http://127.0.0.1:{proc.port}"
+    assert get(f"{http}/healthz") == (200, "ok\n")
+    a = await Raw.open(proc.url, "Ada")
+    room = (await a.call({"t": "create", "game": "ishido"}))["room"]
+    view = (await a.call({"t": "join", "room": room}))["view"]
+    await a.call({"t": "act", "room": room, "action": {"do": "place", "at": view["legal"][0]}})
+    await a.call({"t": "act", "room": room, "action": {"do": "place", "at": [0, 0]}})
+    status, text = get(f"{http}/metrics")
+    assert status == 200
+    lines = set(text.splitlines())
+    assert "tilehall_connections 1" in lines
+    assert 'tilehall_rooms{game="ishido",status="playing"} 1' in lines
+    assert 'tilehall_actions_total{game="ishido"} 2' in lines  # the start and the move
+    assert 'tilehall_errors_total{code="occupied"} 1' in lines
+    assert "tilehall_act_seconds_count 2" in lines
+    assert "tilehall_journal_commit_seconds_count 2" in lines
+    assert get(f"{http}/nothing")[0] in (400, 404, 426)
+
+
+async def test_admin_commands_need_the_key_and_work(proc):
+    http = f"http://127.0.0.1:{proc.port}"
+    assert get(f"{http}/admin/rooms")[0] == 401
+    assert get(f"{http}/admin/rooms", {"Authorization": "Bearer guess"})[0] == 401
+    a = await Raw.open(proc.url, "Ada")
+    room = (await a.call({"t": "create", "game": "ishido"}))["room"]
+    view = (await a.call({"t": "join", "room": room}))["view"]
+    await a.call({"t": "act", "room": room, "action": {"do": "place", "at": view["legal"][0]}})
+
+    out = admin(proc, "rooms")
+    assert out.returncode == 0, out.stderr
+    assert room in out.stdout and "ishido" in out.stdout and "Ada" in out.stdout
+
+    out = admin(proc, "replay", room)
+    assert out.returncode == 0, out.stderr
+    replay = json.loads(out.stdout)
+    assert [e["action"]["do"] for e in replay["journal"]] == ["_start", "place"]
+    assert replay["game"] == "ishido" and isinstance(replay["seed"], int)
+    # the export is enough to rebuild the game exactly
+    seq, engine = replay_export(load_export(out.stdout))
+    watched = await a.call({"t": "watch", "room": room})
+    assert seq == watched["seq"] and engine.view(None) == watched["view"]
+
+    out = admin(proc, "close", room)
+    assert out.returncode == 0, out.stderr
+    while (msg := await a.recv())["t"] != "error":
+        pass
+    assert msg["code"] == "room_closed"
+    assert (await a.call({"t": "rooms"}))["rooms"] == []
+    assert admin(proc, "close", "nope").returncode == 1
+
+    # the log is JSON, one object a line, with the room id where there is one
+    entries = [json.loads(line) for line in proc.log if line.startswith("{")]
+    assert any(e.get("room") == room and "closed" in e["msg"] for e in entries)
