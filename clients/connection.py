@@ -27,7 +27,7 @@ from types import TracebackType
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol import SERVER_MESSAGES, VERSION, ProtocolError, decode, encode
 
@@ -170,7 +170,13 @@ class Connection:
                 backoff = min(self.max_backoff, backoff * 2)
                 try:
                     await self._connect()
-                except (TimeoutError, OSError, ConnectionClosed, ServerError) as exc:
+                except (
+                    TimeoutError,
+                    OSError,
+                    InvalidHandshake,
+                    ConnectionClosed,
+                    ServerError,
+                ) as exc:
                     log.info("reconnect to %s failed: %s", self.url, exc)
                     continue
                 break

@@ -92,3 +92,33 @@ async def test_pushed_frames_arrive_in_order(url):
             if msg["t"] == "update":
                 got.append(msg["seq"])
         assert got == seqs
+
+
+async def test_reconnect_waits_out_a_refused_handshake(tmp_path):
+    """A 429 while reconnecting (the address is barred for a flood) is retried, not fatal."""
+    from server.app import Server
+    from server.config import Config, Limits
+    from tests.helpers import Raw
+
+    limits = Limits(ping_interval=None, rate=5, burst=5, max_strikes=5, flood_ban=3.0)
+    srv = Server(Config(port=0, data_dir=tmp_path, limits=limits))
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}"
+    try:
+        async with Connection(url, name="Ada", max_backoff=0.2) as conn:
+            flooder = await Raw.open(url, "Flo")
+            with pytest.raises(Exception):  # noqa: B017 - cut off is all that matters here
+                for _ in range(100):
+                    await flooder.send({"t": "ping"})
+                while True:
+                    await flooder.recv()
+            assert srv.banned_for("127.0.0.1") > 0
+            # Ada's line drops while her address is barred
+            (ada,) = [s for s in srv.sessions if s.player and s.player.name == "Ada"]
+            ada.ws.transport.abort()
+            while (await conn.next_pushed(timeout=15))["t"] != "_reconnected":
+                pass
+            assert conn.reconnects == 1 and srv.lobby.metrics.refused["flood_ban"] >= 1
+            assert (await conn.request({"t": "ping"}))["t"] == "pong"
+    finally:
+        await srv.stop()
