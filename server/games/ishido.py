@@ -116,16 +116,21 @@ def is_ring(r: int, c: int) -> bool:
     return r in (0, ROWS - 1) or c in (0, COLS - 1)
 
 
+def _adjacent(r: int, c: int) -> tuple[tuple[int, int, int], ...]:
+    return tuple(
+        (d, r + dr, c + dc)
+        for d, (_, dr, dc) in enumerate(DIRECTIONS)
+        if 0 <= r + dr < ROWS and 0 <= c + dc < COLS
+    )
+
+
+_ADJACENT = [[_adjacent(r, c) for c in range(COLS)] for r in range(ROWS)]
+"""``_ADJACENT[r][c]``: the on-board neighbours of a square as ``(direction, row, col)``."""
+
+
 def neighbours(board: Board, r: int, c: int) -> list[tuple[int, Stone]]:
     """The occupied neighbours of ``[r, c]`` as ``(direction index, stone)``."""
-    out: list[tuple[int, Stone]] = []
-    for d, (_, dr, dc) in enumerate(DIRECTIONS):
-        rr, cc = r + dr, c + dc
-        if 0 <= rr < ROWS and 0 <= cc < COLS:
-            stone = board[rr][cc]
-            if stone is not None:
-                out.append((d, stone))
-    return out
+    return [(d, stone) for d, rr, cc in _ADJACENT[r][c] if (stone := board[rr][cc]) is not None]
 
 
 def _assignments(stone: Stone, around: Sequence[tuple[int, Stone]]) -> list[tuple[int, ...]]:
@@ -160,23 +165,44 @@ def fits(stone: Stone, around: Sequence[tuple[int, Stone]], *, touching: bool = 
         stone: the stone to place.
         around: the square's occupied neighbours, as from :func:`neighbours`.
         touching: apply the 4-way corner condition (option ``four_way="touching"``).
+
+    This runs for every empty square after every draw, so it counts instead of
+    enumerating: a neighbour matching by colour only must be in the colour
+    group, one matching by symbol only must be out of it, an identical one may
+    be either, and one matching neither rules the square out. A group of an
+    allowed size exists when that size lies between the forced members and the
+    forced plus the free ones. Only the touching 4-way, where the group's
+    shape matters, enumerates (:func:`_assignments`, the rules' own wording).
     """
-    if not around:
+    n = len(around)
+    if not n:
         return False
-    groups = _assignments(stone, around)
-    if len(around) == 4 and touching:
-        return any(_touching(around, g) for g in groups)
-    return bool(groups)
+    if n == 4 and touching:
+        return any(_touching(around, g) for g in _assignments(stone, around))
+    colour, symbol = stone
+    forced = free = 0
+    for _, nb in around:
+        if nb.colour == colour:
+            if nb.symbol == symbol:
+                free += 1
+            else:
+                forced += 1
+        elif nb.symbol != symbol:
+            return False
+    return any(forced <= k <= forced + free for k in _COLOUR_MATCHES[n])
 
 
 def legal_squares(board: Board, stone: Stone, *, touching: bool = True) -> list[tuple[int, int]]:
     """Every empty square where ``stone`` may go, in row-major order."""
-    return [
-        (r, c)
-        for r in range(ROWS)
-        for c in range(COLS)
-        if board[r][c] is None and fits(stone, neighbours(board, r, c), touching=touching)
-    ]
+    out: list[tuple[int, int]] = []
+    for r, row in enumerate(board):
+        adjacent = _ADJACENT[r]
+        for c, here in enumerate(row):
+            if here is None:
+                around = [(d, nb) for d, rr, cc in adjacent[c] if (nb := board[rr][cc]) is not None]
+                if around and fits(stone, around, touching=touching):
+                    out.append((r, c))
+    return out
 
 
 def fourway_bonus(fourways_before: int) -> int:
