@@ -52,6 +52,8 @@ class Server:
         self.ws_server: WSServer | None = None
         self.sessions: set[Session] = set()
         self.per_ip: Counter[str] = Counter()
+        self.banned: dict[str, float] = {}
+        """Address -> loop time until which its new connections are refused."""
         self.accepting = False
         self.admin_key = ""
         self.cluster: Cluster | None = None
@@ -136,11 +138,38 @@ class Server:
 
     # -- one connection ----------------------------------------------------------------
 
+    def ban(self, ip: str) -> None:
+        """Refuse new connections from a flooder's address for ``flood_ban`` seconds.
+
+        Without it a flooder that is cut off comes straight back, and each return
+        costs a player, a room and a fresh token bucket: more than the flood itself.
+        """
+        seconds = self.config.limits.flood_ban
+        if seconds <= 0:
+            return
+        now = asyncio.get_running_loop().time()
+        if len(self.banned) > 4096:
+            self.banned = {k: v for k, v in self.banned.items() if v > now}
+        self.banned[ip] = now + seconds
+        log.warning("refusing new connections from %s for %g s: flooding", ip, seconds)
+
+    def banned_for(self, ip: str) -> float:
+        """Seconds left on ``ip``'s ban, 0 when it may connect."""
+        until = self.banned.get(ip)
+        if until is None:
+            return 0.0
+        left = until - asyncio.get_running_loop().time()
+        if left <= 0:
+            del self.banned[ip]
+            return 0.0
+        return left
+
     async def handle(self, ws: ServerConnection) -> None:
         assert self.lobby is not None
         limits = self.config.limits
         ip = ws.remote_address[0] if ws.remote_address else "?"
         if limits.max_connections_per_ip and self.per_ip[ip] >= limits.max_connections_per_ip:
+            self.lobby.metrics.refused["per_address"] += 1
             await ws.close(1008, "too many connections from your address")
             return
         self.per_ip[ip] += 1
@@ -149,8 +178,12 @@ class Server:
         try:
             async for frame in ws:
                 if session.closing:
-                    # Keep draining: a full incoming queue would pause reading and
-                    # the peer's close frame would never be seen.
+                    if session.abusive:
+                        # Read nothing more: its frames back up in TCP, which stops
+                        # the sender; the transport is dropped a moment later.
+                        break
+                    # Otherwise keep draining: a full incoming queue would pause
+                    # reading and the peer's close frame would never be seen.
                     continue
                 await self.on_frame(session, frame)
         except ConnectionClosed:
@@ -185,6 +218,7 @@ class Server:
                 session.strikes += 1
                 if session.strikes > self.config.limits.max_strikes:
                     session.close(1008, "flooding: too many requests", abort_after=1.0)
+                    self.ban(session.ip)
                 raise ProtocolError(
                     ErrorCode.RATE_LIMITED, "too many requests; wait and send it again", re
                 )
@@ -352,6 +386,13 @@ def parse_args(argv: list[str] | None = None) -> Config:
         help="concurrent connections per address, 0 = unlimited (default %(default)s)",
     )
     g.add_argument(
+        "--flood-ban",
+        type=float,
+        default=d.flood_ban,
+        help="seconds an address cut off for flooding may not reconnect (HTTP 429), "
+        "0 = never banned (default %(default)s)",
+    )
+    g.add_argument(
         "--finished-ttl",
         type=float,
         default=d.finished_ttl,
@@ -388,6 +429,7 @@ def parse_args(argv: list[str] | None = None) -> Config:
         ping_timeout=a.ping_timeout or None,
         close_timeout=a.close_timeout,
         max_connections_per_ip=a.max_conns_per_ip,
+        flood_ban=a.flood_ban,
         finished_ttl=a.finished_ttl,
         bot_delay=a.bot_delay,
         bot_think=a.bot_think,

@@ -44,6 +44,11 @@ class Limits:
     close_timeout: float = 5.0
     """Seconds to wait for a peer's close handshake (a peer that never reads) before
     dropping the TCP connection."""
+    flood_ban: float = 10.0
+    """Seconds an address whose connection was cut off for flooding may not open new
+    ones (HTTP 429 at the handshake, before any WebSocket or player exists); 0 disables.
+    Its other open connections are left alone. Behind a proxy every client shares
+    one address: lower this or set 0."""
     max_connections_per_ip: int = 0
     """Concurrent connections from one address; 0 means unlimited."""
     finished_ttl: float = 120.0

@@ -13,6 +13,7 @@ import bisect
 import hmac
 import json
 import logging
+import math
 import secrets
 import time
 from collections import Counter
@@ -76,6 +77,8 @@ class Metrics:
         """Seconds from an accepted action's arrival to its broadcast."""
         self.commit_latency = Histogram()
         """Seconds a journal append waits for its commit."""
+        self.refused: Counter[str] = Counter()
+        """Connections refused before they became sessions, by reason."""
 
 
 def render(server: Server) -> str:
@@ -106,6 +109,12 @@ def render(server: Server) -> str:
     for code, n in sorted(m.errors.items()):
         out.append(f'tilehall_errors_total{{code="{code}"}} {n}')
     out += [
+        "# HELP tilehall_connections_refused_total Connections refused, by reason.",
+        "# TYPE tilehall_connections_refused_total counter",
+    ]
+    for reason, n in sorted(m.refused.items()):
+        out.append(f'tilehall_connections_refused_total{{reason="{reason}"}} {n}')
+    out += [
         "# HELP tilehall_act_seconds From an accepted action to its broadcast.",
         "# TYPE tilehall_act_seconds histogram",
         *m.act_latency.render("tilehall_act_seconds"),
@@ -135,7 +144,13 @@ def admin_key(data_dir: Path) -> str:
 def _response(status: int, body: str | bytes, ctype: str) -> Response:
     data = body.encode() if isinstance(body, str) else body
     headers = Headers([("Content-Type", ctype), ("Content-Length", str(len(data)))])
-    reason = {200: "OK", 401: "Unauthorized", 404: "Not Found", 503: "Service Unavailable"}
+    reason = {
+        200: "OK",
+        401: "Unauthorized",
+        404: "Not Found",
+        429: "Too Many Requests",
+        503: "Service Unavailable",
+    }
     return Response(status, reason.get(status, ""), headers, data)
 
 
@@ -156,6 +171,13 @@ async def http_handler(
     """Answer ``/healthz``, ``/metrics`` and ``/admin/...``; None lets the handshake go on."""
     path = request.path.split("?", 1)[0]
     if request.headers.get("Upgrade", "").lower() == "websocket" and path == "/":
+        addr = connection.remote_address
+        left = server.banned_for(str(addr[0])) if addr else 0.0
+        if left and server.lobby is not None:
+            server.lobby.metrics.refused["flood_ban"] += 1
+            response = _response(429, "flooding: try again later\n", "text/plain")
+            response.headers["Retry-After"] = str(math.ceil(left))
+            return response
         return None
     if path == "/healthz":
         ok = server.lobby is not None and server.accepting

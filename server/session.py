@@ -69,7 +69,14 @@ class Session:
         """Started when a frame is queued, gone when the queue is empty: a parked
         writer task costs about 4 KiB, a fifth of an idle connection."""
         self.closing = False
+        self.abusive = False
+        """Cut off for abuse: read nothing more from it (see :meth:`close`)."""
         self._closer: asyncio.Task[None] | None = None
+
+    @property
+    def ip(self) -> str:
+        addr = self.ws.remote_address
+        return str(addr[0]) if addr else "?"
 
     @property
     def peer(self) -> str:
@@ -120,6 +127,7 @@ class Session:
             return
         self.closing = True
         if abort_after is not None:
+            self.abusive = True
             transport = self.ws.transport
             transport.pause_reading()
             asyncio.get_running_loop().call_later(abort_after, transport.abort)

@@ -7,7 +7,7 @@ import socket
 import struct
 
 import pytest
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from protocol import encode
 from server.app import Server
@@ -37,8 +37,9 @@ async def test_a_frame_over_the_limit_closes_with_1009(tmp_path):
 
 
 async def test_flooding_is_rate_limited_then_disconnected(tmp_path):
-    srv, url = await start(tmp_path, rate=5, burst=10, max_strikes=30)
+    srv, url = await start(tmp_path, rate=5, burst=10, max_strikes=30, flood_ban=3)
     try:
+        bystander = await Raw.open(url, "Bea")  # same address, connected before the flood
         a = await Raw.open(url, "Ada")  # the hello took one token
         for i in range(20):
             await a.send({"t": "ping", "id": i})
@@ -56,7 +57,41 @@ async def test_flooding_is_rate_limited_then_disconnected(tmp_path):
             while True:
                 await a.recv()
         assert info.value.rcvd.code == 1008
-        # others are unaffected
+        # its address may not come straight back: refused at the handshake, told when
+        with pytest.raises(InvalidStatus) as refused:
+            await Raw.open(url, "Ada")
+        assert refused.value.response.status_code == 429
+        assert 1 <= int(refused.value.response.headers["Retry-After"]) <= 3
+        assert srv.lobby.metrics.refused["flood_ban"] == 1
+        # a connection already open from that address is not touched
+        assert (await bystander.call({"t": "ping"}))["t"] == "pong"
+        await asyncio.sleep(float(refused.value.response.headers["Retry-After"]))
+        b = await Raw.open(url, "Bob")
+        assert (await b.call({"t": "ping"}))["t"] == "pong"
+    finally:
+        await srv.stop()
+
+
+async def test_a_flooder_cut_off_is_read_no_further(tmp_path):
+    """After the 1008 the server reads nothing more: the flood backs up in TCP."""
+    srv, url = await start(tmp_path, rate=5, burst=10, max_strikes=30, flood_ban=0)
+    try:
+        a = await Raw.open(url, "Ada")
+        frame = encode({"t": "ping"})
+        sent = 0
+        with pytest.raises(ConnectionClosed) as info:
+            while sent < 200_000:
+                await a.ws.send(frame)
+                sent += 1
+                if sent % 100 == 0:
+                    await asyncio.sleep(0)
+        assert info.value.rcvd is not None and info.value.rcvd.code == 1008
+        refused = srv.lobby.metrics.errors["rate_limited"]
+        # it was cut off after max_strikes refusals, and no frame was parsed after that
+        assert refused == 31
+        await asyncio.sleep(0.3)
+        assert srv.lobby.metrics.errors["rate_limited"] == refused
+        # flood_ban 0: the address may come straight back
         b = await Raw.open(url, "Bob")
         assert (await b.call({"t": "ping"}))["t"] == "pong"
     finally:
