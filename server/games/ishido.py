@@ -93,6 +93,8 @@ END_BONUS: Mapping[int, int] = {0: 1000, 1: 500, 2: 100}
 # How many neighbours must match by colour (the rest by symbol), by neighbour count.
 # One neighbour: colour (1) or symbol (0). Three: two colours + one symbol or the reverse.
 _COLOUR_MATCHES: Mapping[int, tuple[int, ...]] = {1: (0, 1), 2: (1,), 3: (1, 2), 4: (2,)}
+_GROUP_SIZES = {n: (min(ks), max(ks)) for n, ks in _COLOUR_MATCHES.items()}
+"""Each allowed size set is a range: its ends."""
 
 
 class Stone(NamedTuple):
@@ -167,19 +169,30 @@ def fits(stone: Stone, around: Sequence[tuple[int, Stone]], *, touching: bool = 
         touching: apply the 4-way corner condition (option ``four_way="touching"``).
 
     This runs for every empty square after every draw, so it counts instead of
-    enumerating: a neighbour matching by colour only must be in the colour
+    enumerating. A neighbour matching by colour only must be in the colour
     group, one matching by symbol only must be out of it, an identical one may
     be either, and one matching neither rules the square out. A group of an
     allowed size exists when that size lies between the forced members and the
-    forced plus the free ones. Only the touching 4-way, where the group's
-    shape matters, enumerates (:func:`_assignments`, the rules' own wording).
+    forced plus the free ones. In a touching 4-way the group is one stone of
+    each opposite pair, so each pair needs one stone that may be in and the
+    other that may be out. :func:`_assignments` is the rules' own wording of
+    the same test, kept for the error messages.
     """
     n = len(around)
     if not n:
         return False
-    if n == 4 and touching:
-        return any(_touching(around, g) for g in _assignments(stone, around))
     colour, symbol = stone
+    if n == 4 and touching:
+        may_in = [False] * 4
+        may_out = [False] * 4
+        for d, nb in around:
+            may_in[d] = nb.colour == colour
+            may_out[d] = nb.symbol == symbol
+            if not (may_in[d] or may_out[d]):
+                return False
+        return ((may_in[0] and may_out[1]) or (may_in[1] and may_out[0])) and (
+            (may_in[2] and may_out[3]) or (may_in[3] and may_out[2])
+        )
     forced = free = 0
     for _, nb in around:
         if nb.colour == colour:
@@ -189,7 +202,8 @@ def fits(stone: Stone, around: Sequence[tuple[int, Stone]], *, touching: bool = 
                 forced += 1
         elif nb.symbol != symbol:
             return False
-    return any(forced <= k <= forced + free for k in _COLOUR_MATCHES[n])
+    low, high = _GROUP_SIZES[n]
+    return forced <= high and forced + free >= low
 
 
 def legal_squares(board: Board, stone: Stone, *, touching: bool = True) -> list[tuple[int, int]]:
