@@ -3,11 +3,15 @@
     .venv/bin/python bench/soak.py --minutes 30 [--rooms 12] [--spectators 3]
 
 Keeps ``--rooms`` bot-only rooms playing (every registered game that has
-bots), each watched by ``--spectators`` connections; a finished room is
-replaced at once. Every 30 s it samples the server's RSS and open file
+bots, in turn), each watched by ``--spectators`` connections; a finished room
+is replaced at once. A room still playing after ``--max-updates`` updates is
+closed with ``tilehall-server admin close`` and replaced: Match-It has no end
+while its bot clears every sheet, and without a cap the slots drift into
+Match-It rooms. Every 30 s it samples the server's RSS and open file
 descriptors. At the end it checks: no room stuck (a playing room whose seq did
-not move for 60 s), and every finished game's journal replays to the result
-the server recorded. Prints the curve and a JSON summary.
+not move for 60 s), every finished game's journal replays to the result the
+server recorded, and every closed room's journal replays to the last view its
+spectators saw. Prints the curve and a JSON summary.
 """
 
 from __future__ import annotations
@@ -54,7 +58,9 @@ def playable() -> list[tuple[str, int]]:
     return out
 
 
-async def run_room(url: str, game: str, seats: int, spectators: int, stats: dict) -> None:
+async def run_room(
+    url: str, game: str, seats: int, spectators: int, stats: dict, cap: int, admin_close
+) -> None:
     owner = await Raw.open(url, f"S{random.randrange(10**9)}")
     names = [f"COMP{i}" for i in range(seats)]
     room = (await owner.call({"t": "create", "game": game, "seats": names}))["room"]
@@ -63,17 +69,25 @@ async def run_room(url: str, game: str, seats: int, spectators: int, stats: dict
     ]
     for w in watchers:
         await w.call({"t": "watch", "room": room})
-    last_seq, last_move = 0, time.monotonic()
+    last_seq, last_move, updates, last_view = 0, time.monotonic(), 0, None
     try:
         while True:
             msg = await owner.recv(timeout=120)
+            if msg["t"] == "error" and msg.get("code") == "room_closed":
+                stats["capped"].append({"room": room, "game": game, "view": last_view})
+                return
             if msg["t"] != "update":
                 continue
             stats["updates"] += 1
-            last_seq, last_move = msg["seq"], time.monotonic()
+            updates += 1
+            last_seq, last_move, last_view = msg["seq"], time.monotonic(), msg["view"]
             if msg["view"]["status"] == "over":
                 stats["finished"].append(room)
+                stats["by_game"][game] = stats["by_game"].get(game, 0) + 1
                 return
+            if updates == cap:
+                # the room keeps playing until the close lands; the last update seen wins
+                await asyncio.to_thread(admin_close, room)
     except TimeoutError:
         stats["stuck"].append(
             {
@@ -88,8 +102,8 @@ async def run_room(url: str, game: str, seats: int, spectators: int, stats: dict
             await w.close()
 
 
-def replay_result(data_dir: Path, port: int, room: str) -> tuple[bool, str]:
-    out = subprocess.run(
+def admin(data_dir: Path, port: int, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             sys.executable,
             "-m",
@@ -99,13 +113,28 @@ def replay_result(data_dir: Path, port: int, room: str) -> tuple[bool, str]:
             f"http://127.0.0.1:{port}",
             "--data-dir",
             str(data_dir),
-            "replay",
-            room,
+            *args,
         ],
         capture_output=True,
         text=True,
         cwd=ROOT,
     )
+
+
+def replay_view(data_dir: Path, port: int, room: str, view: dict) -> tuple[bool, str]:
+    """A closed room: its journal, replayed, gives the last view its spectators saw."""
+    out = admin(data_dir, port, "replay", room)
+    if out.returncode != 0:
+        return False, out.stderr
+    _, engine = replay_export(load_export(out.stdout))
+    assert engine is not None
+    replayed = json.loads(json.dumps(engine.view(None)))
+    same = replayed == json.loads(json.dumps(view))
+    return same, "" if same else "replayed view differs from the last one broadcast"
+
+
+def replay_result(data_dir: Path, port: int, room: str) -> tuple[bool, str]:
+    out = admin(data_dir, port, "replay", room)
     if out.returncode != 0:
         return False, out.stderr
     _, engine = replay_export(load_export(out.stdout))
@@ -123,6 +152,9 @@ async def main() -> None:
     p.add_argument("--rooms", type=int, default=12)
     p.add_argument("--spectators", type=int, default=3)
     p.add_argument("--bot-delay", default="0.02")
+    p.add_argument(
+        "--max-updates", type=int, default=3000, help="close a room still playing after this many"
+    )
     a = p.parse_args()
     data = Path(tempfile.mkdtemp())
     server = ServerProcess(
@@ -137,7 +169,13 @@ async def main() -> None:
     url = server.start()
     pid = server.proc.pid
     games = playable()
-    stats: dict = {"updates": 0, "finished": [], "stuck": []}
+    stats: dict = {"updates": 0, "finished": [], "stuck": [], "capped": [], "by_game": {}}
+
+    def admin_close(room: str) -> None:
+        out = admin(data, server.port, "close", room)
+        if out.returncode != 0:
+            stats["stuck"].append({"room": room, "close_failed": out.stderr[:300]})
+
     curve = []
     t0 = time.monotonic()
     end = t0 + a.minutes * 60
@@ -150,7 +188,11 @@ async def main() -> None:
                 game, seats = games[i % len(games)]
                 seats = max(seats, 2) if game == "mathable" else seats
                 i += 1
-                tasks.add(asyncio.create_task(run_room(url, game, seats, a.spectators, stats)))
+                tasks.add(
+                    asyncio.create_task(
+                        run_room(url, game, seats, a.spectators, stats, a.max_updates, admin_close)
+                    )
+                )
             done, tasks = await asyncio.wait(tasks, timeout=1, return_when=asyncio.FIRST_COMPLETED)
             for t in done:
                 if t.exception():
@@ -178,6 +220,12 @@ async def main() -> None:
             if not ok:
                 bad += 1
                 problems.append({"room": room, "why": why[:300]})
+        for capped in stats["capped"]:
+            ok, why = replay_view(data, server.port, capped["room"], capped["view"])
+            checked += 1
+            if not ok:
+                bad += 1
+                problems.append({"room": capped["room"], "why": why[:300]})
         errors = [line for line in server.log if " ERROR " in line or "Traceback" in line]
         first, last = curve[0], curve[-1]
         print(
@@ -186,6 +234,11 @@ async def main() -> None:
                     "minutes": a.minutes,
                     "games": [g for g, _ in games],
                     "finished_games": len(stats["finished"]),
+                    "finished_by_game": stats["by_game"],
+                    "capped_and_closed": len(stats["capped"]),
+                    "capped_by_game": {
+                        g: sum(c["game"] == g for c in stats["capped"]) for g, _ in games
+                    },
                     "updates": stats["updates"],
                     "stuck_rooms": stats["stuck"],
                     "replays_checked": checked,
