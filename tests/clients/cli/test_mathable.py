@@ -19,7 +19,7 @@ async def test_pick_place_and_end_turn_by_keys(url):
         assert screen.model.seat == 0
         await until(pilot, lambda: screen.model.my_turn)
         assert "your turn" in screen.header().plain
-        action = EasyBot(rng=random.Random(1)).choose(screen.view)
+        action = EasyBot(rng=random.Random(1), budget=30).choose(screen.view)
         assert action is not None and action["do"] == "place", action
         rack = screen.view["racks"][0]
         r, c = action["at"]

@@ -75,6 +75,7 @@ async def test_linksame_pair_and_hint(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "linksame", size="easy")
         screen = await screen_of(pilot, LinkSameScreen)
+        screen.path_seconds = 60  # keep the hint's path drawn however slow this machine is
         await until(pilot, lambda: screen.view.get("tiles_left") == 84)
         assert screen.view["cols"] == 12 and screen.view["rows"] == 7
         await play_a_pair(pilot, screen, identity_key)

@@ -30,8 +30,14 @@ async def until(pilot: Pilot[Any], cond: Callable[[], object], timeout: float = 
 
 
 async def screen_of(pilot: Pilot[Any], kind: type[S], timeout: float = 8.0) -> S:
-    """Wait until the top screen is a ``kind`` and return it."""
-    await until(pilot, lambda: isinstance(pilot.app.screen, kind), timeout)
+    """Wait until the top screen is a ``kind``, mounted with its widgets, and return it.
+
+    A screen becomes the top one before its children are mounted; on a busy
+    machine a query straight after would find nothing.
+    """
+    await until(
+        pilot, lambda: isinstance(pilot.app.screen, kind) and pilot.app.screen.is_mounted, timeout
+    )
     screen = pilot.app.screen
     assert isinstance(screen, kind)
     return screen
