@@ -400,6 +400,8 @@ class HardBot(Bot):
         super().__init__(rng=rng, budget=budget)
         self._expect: tuple[Any, ...] | None = None
         self._steps: list[tuple[int, tuple[int, int]]] = []
+        self._swapped_at: int | None = None
+        """The bag's size at this bot's last exchange made by choice (it could have placed)."""
 
     def plan(self, view: dict[str, Any]) -> Plan:
         """Search the rest of this turn from ``view`` (the benchmark times this)."""
@@ -416,7 +418,17 @@ class HardBot(Bot):
             plan = search_turn(pos, self.budget)
             self._steps = list(plan.steps)
             if pos.placed == 0 and view["turn"]["can_exchange"]:
-                swap = self._exchange(pos, plan) if plan.options else _stuck_late(pos)
+                if not plan.options:
+                    swap = _stuck_late(pos)
+                elif self._swapped_at == pos.bag:
+                    # Nobody has drawn since its last exchange by choice: the big tiles it
+                    # sent back may be all the bag holds, and swapping them round and round
+                    # (as two hard bots once did, for ever) ends nothing. Play instead.
+                    swap = []
+                else:
+                    swap = self._exchange(pos, plan)
+                    if swap:
+                        self._swapped_at = pos.bag
                 if swap:
                     self._expect = None
                     self._steps = []
