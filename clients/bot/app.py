@@ -52,6 +52,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--games", type=int, default=1, help="games to play (default %(default)s)")
     p.add_argument("--parallel", type=int, default=1, help="games at once (default 1)")
     p.add_argument(
+        "--max-moves",
+        type=int,
+        default=None,
+        metavar="N",
+        help="end each game after N of our moves: 'quit' where the game has it (a strong "
+        "Match-It bot never runs out of sheets), else leave the room (default: play to the end)",
+    )
+    p.add_argument(
         "--option",
         action="append",
         default=[],
@@ -156,7 +164,8 @@ def _print_summary(a: argparse.Namespace, results: list[GameResult]) -> None:
     summary = {
         "games": len(results),
         "over": sum(r.status == "over" for r in results),
-        "abandoned": sum(r.status != "over" for r in results),
+        "capped": sum(r.status == "capped" for r in results),
+        "abandoned": sum(r.status == "abandoned" for r in results),
         "mean_score": round(statistics.fmean(scores), 2) if scores else None,
         "best_score": max(scores) if scores else None,
         "moves": sum(r.moves for r in results),
@@ -167,6 +176,7 @@ def _print_summary(a: argparse.Namespace, results: list[GameResult]) -> None:
     else:
         print(
             f"{summary['games']} games, {summary['over']} finished, "
+            f"{summary['capped']} stopped at --max-moves, "
             f"{summary['abandoned']} given up; mean score {summary['mean_score']}, "
             f"best {summary['best_score']}; {summary['moves']} moves, "
             f"{summary['refused']} refused",
@@ -217,9 +227,10 @@ async def _play(a: argparse.Namespace) -> int:
             on_result=report,
             on_welcome=remember,
             on_room=lambda room: _announce(a, room),
+            max_moves=a.max_moves,
         )
         _print_summary(a, results)
-    return 0 if all(r.status == "over" for r in results) else 1
+    return 0 if all(r.status in ("over", "capped") for r in results) else 1
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,6 +11,7 @@ the game be abandoned rather than hang.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -43,7 +44,8 @@ class GameResult:
     game: str
     seat: int
     status: str
-    """``over``, or ``abandoned`` when the bot gave up."""
+    """``over``; ``abandoned`` when the bot gave up; ``capped`` when ``max_moves`` was
+    reached and the game has no ``quit`` that ends it."""
     scores: list[int]
     result: dict[str, Any] | None
     moves: int = 0
@@ -91,6 +93,7 @@ async def play_room(
     think: Think = think_in_thread,
     idle_timeout: float = 120.0,
     on_update: Callable[[dict[str, Any]], None] | None = None,
+    max_moves: int | None = None,
 ) -> GameResult:
     """Join ``room`` (at ``seat``, or any free seat) and play it to the end.
 
@@ -105,6 +108,9 @@ async def play_room(
         idle_timeout: seconds without any update, while waiting for others or
             with a bot that has nothing to say, before the game is given up.
         on_update: called with every new ``update`` (for progress output).
+        max_moves: stop after this many accepted actions: send ``quit`` (which ends
+            a Match-It or LinkSame game, where a strong bot never runs out of
+            sheets) and leave the room if that did not end it. None: no limit.
 
     Returns:
         The game's end as this seat saw it (``status`` ``over`` or ``abandoned``).
@@ -126,10 +132,13 @@ async def play_room(
     )
     try:
         while state.view.get("status") != "over":
+            if max_moves is not None and out.moves >= max_moves:
+                await _give_up(conn, state)
+                break
             if state.my_turn() and await _take_turn(conn, bot, state, out, think):
                 continue
             await _next_view(conn, state, idle_timeout, on_update)
-        out.status = "over"
+        out.status = "over" if state.view.get("status") == "over" else "capped"
     except BotStuck:
         out.status = "abandoned"
     out.scores = list(state.view.get("scores", out.scores))
@@ -189,6 +198,21 @@ async def _take_turn(
     out.moves += 1
     state.take(update["seq"], update["view"])
     return True
+
+
+async def _give_up(conn: Connection, state: _Seat) -> None:
+    """The move cap: ``quit`` where the game has it, then leave the room if still playing."""
+    try:
+        update = await conn.act(state.room, {"do": "quit"})
+    except ServerError:
+        update = None  # no such action in this game, or not now
+    except (ConnectionLost, TimeoutError):
+        return
+    if update is not None:
+        state.take(update["seq"], update["view"])
+    if state.view.get("status") != "over":
+        with contextlib.suppress(ServerError, ConnectionLost, TimeoutError):
+            await conn.request({"t": "leave", "room": state.room})
 
 
 async def _next_view(

@@ -79,6 +79,7 @@ async def play_games(
     on_result: Callable[[GameResult], None] | None = None,
     on_welcome: Callable[[Connection], None] | None = None,
     on_room: Callable[[str], None] | None = None,
+    max_moves: int | None = None,
 ) -> list[GameResult]:
     """Create ``games`` rooms one after another and play our seat in each to the end.
 
@@ -99,6 +100,8 @@ async def play_games(
             (e.g. to remember the token).
         on_room: called with each room id as soon as it is created (so that
             other players can be told where to join).
+        max_moves: end each game after this many of our actions (see
+            :func:`~clients.bot.player.play_room`); None plays to the end.
 
     Returns:
         One :class:`GameResult` per game, in the order they ended.
@@ -117,7 +120,7 @@ async def play_games(
                 room = await _create(conn, game, options, opponents)
                 if on_room is not None:
                     on_room(room)
-                result = await play_room(conn, room, make(n), think=think)
+                result = await play_room(conn, room, make(n), think=think, max_moves=max_moves)
                 results.append(result)
                 if on_result is not None:
                     on_result(result)

@@ -39,6 +39,22 @@ async def test_plays_games_and_prints_json(url: str, capsys: pytest.CaptureFixtu
     assert summary["best_score"] == max(g["score"] for g in games)
 
 
+async def test_max_moves_ends_endless_games(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Match-It never ends under a good bot: the cap quits it (a real end, with a result);
+    Lines has no quit, so the game is left where it stands."""
+    code = await _run(["--url", url, "--game", "matchit", "--max-moves", "6", "--json"])
+    assert code == 0
+    [game, summary] = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert game["status"] == "over" and game["moves"] == 6
+    assert game["result"] is not None and summary["summary"]["over"] == 1
+
+    code = await _run(["--url", url, "--game", "lines", "--max-moves", "4", "--json"])
+    assert code == 0
+    [game, summary] = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert game["status"] == "capped" and game["moves"] == 4
+    assert summary["summary"]["capped"] == 1 and summary["summary"]["abandoned"] == 0
+
+
 async def test_takes_a_seat_in_someone_elses_room(
     url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
