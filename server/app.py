@@ -350,6 +350,13 @@ def parse_args(argv: list[str] | None = None) -> Config:
         help="requests a connection may send at once (default %(default)s)",
     )
     g.add_argument(
+        "--initial-burst",
+        type=int,
+        default=d.initial_burst,
+        help="requests a new connection may send at once; grows to --burst at --rate "
+        "(default %(default)s)",
+    )
+    g.add_argument(
         "--max-strikes",
         type=int,
         default=d.max_strikes,
@@ -423,6 +430,7 @@ def parse_args(argv: list[str] | None = None) -> Config:
         max_frame=a.max_frame,
         rate=a.rate,
         burst=a.burst,
+        initial_burst=a.initial_burst,
         max_strikes=a.max_strikes,
         send_queue=a.send_queue,
         ping_interval=a.ping_interval or None,

@@ -33,6 +33,9 @@ class Limits:
     """Sustained requests per second per connection (token bucket refill)."""
     burst: int = 100
     """Requests a connection may send at once (token bucket size)."""
+    initial_burst: int = 20
+    """Requests a new connection may send at once; its allowance then grows to
+    ``burst`` at ``rate``. A flooder that is cut off and comes back starts small."""
     max_strikes: int = 200
     """Requests refused as rate-limited before the connection is closed (1008)."""
     send_queue: int = 256

@@ -32,14 +32,19 @@ log = logging.getLogger(__name__)
 
 
 class TokenBucket:
-    """Classic token bucket: ``rate`` tokens a second, at most ``burst`` stored."""
+    """Classic token bucket: ``rate`` tokens a second, at most ``burst`` stored.
+
+    It starts with ``initial`` tokens (default: full), so that a new connection
+    earns its full burst by staying: one that floods, is cut off and comes back
+    gets only the small first allowance each time.
+    """
 
     __slots__ = ("burst", "rate", "stamp", "tokens")
 
-    def __init__(self, rate: float, burst: int) -> None:
+    def __init__(self, rate: float, burst: int, initial: int | None = None) -> None:
         self.rate = rate
         self.burst = float(burst)
-        self.tokens = float(burst)
+        self.tokens = float(burst if initial is None else min(initial, burst))
         self.stamp = time.monotonic()
 
     def take(self, now: float | None = None) -> bool:
@@ -62,7 +67,7 @@ class Session:
         self.player: PlayerRecord | None = None
         self.rooms: dict[str, int | None] = {}
         """Rooms this connection is in, with its seat there (None: watching)."""
-        self.bucket = TokenBucket(limits.rate, limits.burst)
+        self.bucket = TokenBucket(limits.rate, limits.burst, limits.initial_burst)
         self.strikes = 0
         self._queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=limits.send_queue)
         self._writer: asyncio.Task[None] | None = None

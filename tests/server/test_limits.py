@@ -151,3 +151,23 @@ async def test_connections_per_address_are_capped(tmp_path):
         assert (await b.call({"t": "ping"}))["t"] == "pong"
     finally:
         await srv.stop()
+
+
+async def test_a_new_connection_earns_its_burst(tmp_path):
+    """It starts with --initial-burst and grows to --burst: a flooder that comes back
+    starts small, a connection that stays may burst fully."""
+    srv, url = await start(tmp_path, rate=5, burst=100, initial_burst=10, max_strikes=1000)
+    try:
+        a = await Raw.open(url, "Ada")  # the hello took one token of the first ten
+
+        async def burst(n: int) -> int:
+            for i in range(n):
+                await a.send({"t": "ping", "id": i})
+            replies = [await a.recv() for _ in range(n)]
+            return sum(r["t"] == "pong" for r in replies)
+
+        assert await burst(30) in (9, 10)
+        await asyncio.sleep(6)  # 30 tokens at 5/s: three times the first allowance
+        assert 29 <= await burst(60) <= 31
+    finally:
+        await srv.stop()
