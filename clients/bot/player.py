@@ -113,7 +113,7 @@ async def play_room(
             sheets) and leave the room if that did not end it. None: no limit.
 
     Returns:
-        The game's end as this seat saw it (``status`` ``over`` or ``abandoned``).
+        The game's end as this seat saw it (``status`` ``over``, ``capped`` or ``abandoned``).
 
     Raises:
         ServerError: the join was refused.
