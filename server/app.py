@@ -89,12 +89,13 @@ class Server:
         )
         self.accepting = True
         log.info(
-            "listening on %s://%s:%d (store %s, %d rooms recovered)",
+            "listening on %s://%s:%d (store %s, %d rooms recovered, loop %s)",
             "wss" if self.config.certfile else "ws",
             self.config.host,
             self.port,
             self.config.db_url,
             recovered,
+            type(asyncio.get_running_loop()).__module__.split(".")[0],
         )
 
     def _tls(self) -> ssl.SSLContext | None:
@@ -330,6 +331,13 @@ def parse_args(argv: list[str] | None = None) -> Config:
         choices=["text", "json"],
         help="text lines, or one JSON object a line with room ids (default %(default)s)",
     )
+    p.add_argument(
+        "--loop",
+        default="asyncio",
+        choices=["asyncio", "uvloop"],
+        help="event loop; uvloop needs pip install 'tilehall[uvloop]' and makes the transport "
+        "cheaper, not the game work (see tests/perf/RESULTS.md) (default %(default)s)",
+    )
     g = p.add_argument_group("limits")
     g.add_argument(
         "--max-frame",
@@ -452,6 +460,7 @@ def parse_args(argv: list[str] | None = None) -> Config:
         node=a.node or (socket.gethostname() if a.mqtt else ""),
         mqtt=a.mqtt,
         mqtt_keepalive=a.mqtt_keepalive,
+        loop=a.loop,
         limits=limits,
     )
 
@@ -477,7 +486,14 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(admin_main(args[1:]))
     config = parse_args(argv)
-    asyncio.run(serve_forever(config))
+    if config.loop == "uvloop":
+        try:
+            import uvloop
+        except ImportError:
+            sys.exit("tilehall-server: --loop uvloop needs uvloop: pip install 'tilehall[uvloop]'")
+        uvloop.run(serve_forever(config))
+    else:
+        asyncio.run(serve_forever(config))
 
 
 if __name__ == "__main__":

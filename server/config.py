@@ -84,6 +84,8 @@ class Config:
     mqtt_keepalive: int = 10
     """Seconds between MQTT keepalives; a node silent for 1.5 times this is declared
     dead by the broker (its Last Will) and its rooms are taken over."""
+    loop: str = "asyncio"
+    """The event loop ``tilehall-server`` runs on: ``asyncio`` or ``uvloop`` (an extra)."""
     limits: Limits = field(default_factory=Limits)
 
     @property
