@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
+import pytest
+
 from tests.helpers import Raw, ServerProcess
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="uvloop does not exist on Windows")
 async def test_the_server_plays_on_uvloop(tmp_path):
     server = ServerProcess(tmp_path, "--loop", "uvloop")
     url = server.start()
