@@ -8,6 +8,7 @@ broadcast only after that.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,9 @@ __all__ = [
     "ScoreRecord",
     "SeatRecord",
     "Store",
+    "room_from_row",
+    "score_from_row",
+    "seats_json",
 ]
 
 
@@ -169,3 +173,42 @@ class Store(ABC):
 
     @abstractmethod
     async def score_tables(self, game: str) -> list[str]: ...
+
+
+# -- rows as both SQL stores keep them (JSON text columns) --------------------------------
+
+
+def seats_json(seats: Sequence[SeatRecord]) -> str:
+    """The ``seats`` column of a room."""
+    return json.dumps([s.to_json() for s in seats])
+
+
+def room_from_row(row: Sequence[Any]) -> RoomRecord:
+    """A ``rooms`` row (id, game, options, seed, seats, code, created, status, node)."""
+    rid, game, options, seed, seats, code, created, status, node = row
+    return RoomRecord(
+        id=rid,
+        game=game,
+        options=json.loads(options),
+        seed=seed,
+        seats=tuple(SeatRecord.from_json(s) for s in json.loads(seats)),
+        private_code=code,
+        created_at=created,
+        status=status,
+        node=node,
+    )
+
+
+def score_from_row(row: Sequence[Any]) -> ScoreRecord:
+    """A ``scores`` row (game, table, player, name, score, room, at, detail)."""
+    game, tbl, player, name, score, room, at, detail = row
+    return ScoreRecord(
+        game=game,
+        table=tbl,
+        player=player,
+        name=name,
+        score=score,
+        room=room,
+        at=at,
+        detail=json.loads(detail),
+    )

@@ -40,6 +40,9 @@ from server.store.base import (
     ScoreRecord,
     SeatRecord,
     Store,
+    room_from_row,
+    score_from_row,
+    seats_json,
 )
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
@@ -177,7 +180,7 @@ class PostgresStore(Store):
             room.game,
             json.dumps(room.options),
             room.seed,
-            _seats_json(room.seats),
+            seats_json(room.seats),
             room.private_code,
             room.status,
             room.node,
@@ -186,7 +189,7 @@ class PostgresStore(Store):
 
     async def set_seats(self, room: str, seats: Sequence[SeatRecord]) -> None:
         await self.pool.execute(
-            "UPDATE rooms SET seats = $1::jsonb WHERE id = $2", _seats_json(seats), room
+            "UPDATE rooms SET seats = $1::jsonb WHERE id = $2", seats_json(seats), room
         )
 
     async def set_status(self, room: str, status: str) -> None:
@@ -198,11 +201,11 @@ class PostgresStore(Store):
             " ORDER BY created_at",
             node,
         )
-        return [_room(row) for row in rows]
+        return [room_from_row(row) for row in rows]
 
     async def room(self, room: str) -> RoomRecord | None:
         row = await self.pool.fetchrow(f"SELECT {_ROOM_COLUMNS} FROM rooms WHERE id = $1", room)
-        return _room(row) if row else None
+        return room_from_row(row) if row else None
 
     async def claim_room(self, room: str, old_node: str, new_node: str) -> RoomRecord | None:
         # Concurrent claimants queue on the row lock; once the first commits, the
@@ -214,7 +217,7 @@ class PostgresStore(Store):
             old_node,
             new_node,
         )
-        return _room(row) if row else None
+        return room_from_row(row) if row else None
 
     # -- journal -------------------------------------------------------------------
 
@@ -336,7 +339,7 @@ class PostgresStore(Store):
             table,
             limit,
         )
-        return [_score(row) for row in rows]
+        return [score_from_row(row) for row in rows]
 
     async def best_of(self, game: str, player: int) -> list[ScoreRecord]:
         await self._settled()
@@ -346,7 +349,7 @@ class PostgresStore(Store):
             game,
             player,
         )
-        return [_score(row) for row in rows]
+        return [score_from_row(row) for row in rows]
 
     async def score_tables(self, game: str) -> list[str]:
         await self._settled()
@@ -358,36 +361,3 @@ class PostgresStore(Store):
 
 def _json(score: ScoreRecord) -> str:
     return json.dumps(score.detail)
-
-
-def _seats_json(seats: Sequence[SeatRecord]) -> str:
-    return json.dumps([s.to_json() for s in seats])
-
-
-def _room(row: Sequence[Any]) -> RoomRecord:
-    rid, game, options, seed, seats, code, created, status, node = row
-    return RoomRecord(
-        id=rid,
-        game=game,
-        options=json.loads(options),
-        seed=seed,
-        seats=tuple(SeatRecord.from_json(s) for s in json.loads(seats)),
-        private_code=code,
-        created_at=created,
-        status=status,
-        node=node,
-    )
-
-
-def _score(row: Sequence[Any]) -> ScoreRecord:
-    game, tbl, player, name, score, room, at, detail = row
-    return ScoreRecord(
-        game=game,
-        table=tbl,
-        player=player,
-        name=name,
-        score=score,
-        room=room,
-        at=at,
-        detail=json.loads(detail),
-    )

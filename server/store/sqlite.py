@@ -28,6 +28,9 @@ from server.store.base import (
     ScoreRecord,
     SeatRecord,
     Store,
+    room_from_row,
+    score_from_row,
+    seats_json,
 )
 
 __all__ = ["SQLiteStore"]
@@ -187,7 +190,7 @@ class SQLiteStore(Store):
                     room.game,
                     json.dumps(room.options),
                     room.seed,
-                    _seats_json(room.seats),
+                    seats_json(room.seats),
                     room.private_code,
                     room.status,
                     room.node,
@@ -199,7 +202,7 @@ class SQLiteStore(Store):
 
     async def set_seats(self, room: str, seats: Sequence[SeatRecord]) -> None:
         def work(db: sqlite3.Connection) -> None:
-            db.execute("UPDATE rooms SET seats = ? WHERE id = ?", (_seats_json(seats), room))
+            db.execute("UPDATE rooms SET seats = ? WHERE id = ?", (seats_json(seats), room))
 
         await self._run(self._tx, work)
 
@@ -216,7 +219,7 @@ class SQLiteStore(Store):
                 " FROM rooms WHERE status != 'over' AND node = ? ORDER BY created_at",
                 (node,),
             ).fetchall()
-            return [_room(row) for row in rows]
+            return [room_from_row(row) for row in rows]
 
         return await self._run(work)
 
@@ -228,7 +231,7 @@ class SQLiteStore(Store):
                 " node",
                 (new_node, room, old_node),
             ).fetchone()
-            return _room(row) if row else None
+            return room_from_row(row) if row else None
 
         return await self._run(self._tx, work)
 
@@ -239,7 +242,7 @@ class SQLiteStore(Store):
                 " FROM rooms WHERE id = ?",
                 (room,),
             ).fetchone()
-            return _room(row) if row else None
+            return room_from_row(row) if row else None
 
         return await self._run(work)
 
@@ -322,7 +325,7 @@ class SQLiteStore(Store):
                 " WHERE game = ? AND tbl = ? ORDER BY score DESC, at ASC LIMIT ?",
                 (game, table, limit),
             ).fetchall()
-            return [_score(row) for row in rows]
+            return [score_from_row(row) for row in rows]
 
         return await self._run(work)
 
@@ -336,7 +339,7 @@ class SQLiteStore(Store):
                 " ORDER BY tbl",
                 (game, player),
             ).fetchall()
-            return [_score(row) for row in rows]
+            return [score_from_row(row) for row in rows]
 
         return await self._run(work)
 
@@ -354,36 +357,3 @@ def _insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[bool]:
     """Insert journal rows in the open transaction; which went in (a taken seq does not)."""
     sql = "INSERT OR IGNORE INTO journal(room, seq, seat, action, at) VALUES (?,?,?,?,?)"
     return [db.execute(sql, row).rowcount == 1 for row in rows]
-
-
-def _seats_json(seats: Sequence[SeatRecord]) -> str:
-    return json.dumps([s.to_json() for s in seats])
-
-
-def _room(row: Sequence[Any]) -> RoomRecord:
-    rid, game, options, seed, seats, code, created, status, node = row
-    return RoomRecord(
-        id=rid,
-        game=game,
-        options=json.loads(options),
-        seed=seed,
-        seats=tuple(SeatRecord.from_json(s) for s in json.loads(seats)),
-        private_code=code,
-        created_at=created,
-        status=status,
-        node=node,
-    )
-
-
-def _score(row: Sequence[Any]) -> ScoreRecord:
-    game, tbl, player, name, score, room, at, detail = row
-    return ScoreRecord(
-        game=game,
-        table=tbl,
-        player=player,
-        name=name,
-        score=score,
-        room=room,
-        at=at,
-        detail=json.loads(detail),
-    )
