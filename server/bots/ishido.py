@@ -32,6 +32,7 @@ from server.games.ishido import (
     is_ring,
     neighbours,
     placement_value,
+    stone_of,
 )
 
 __all__ = ["BOTS", "GreedyBot", "NormalBot"]
@@ -50,7 +51,7 @@ def _my_turn(view: dict[str, Any]) -> bool:
 
 
 def _board(view: dict[str, Any]) -> Board:
-    return [[None if s is None else Stone(*s) for s in row] for row in view["board"]]
+    return [[None if s is None else stone_of(*s) for s in row] for row in view["board"]]
 
 
 def _key(value_total: int, count: int, at: Square) -> tuple[int, int, int, int]:
@@ -165,7 +166,7 @@ class NormalBot(Bot):
         if not _my_turn(view):
             return None
         board = _board(view)
-        stone = Stone(*view["current"])
+        stone = stone_of(*view["current"])
         unseen = Counter(full_set())
         unseen.subtract(s for row in board for s in row if s is not None)
         unseen[stone] -= 1

@@ -54,6 +54,7 @@ __all__ = [
     "legal_squares",
     "neighbours",
     "placement_value",
+    "stone_of",
 ]
 
 ROWS = 8
@@ -108,9 +109,25 @@ Board = list[list[Stone | None]]
 """``board[row][col]``: the stone on a square, or None."""
 
 
+_KINDS: tuple[tuple[Stone, ...], ...] = tuple(
+    tuple(Stone(c, s) for s in range(SYMBOLS)) for c in range(COLOURS)
+)
+"""The 36 stones, one object each, shared by every game.
+
+A NamedTuple is a tuple subclass, which the garbage collector never untracks;
+a thousand rooms holding their own 72 stones were half the server's tracked
+objects and most of the cost of its full collections.
+"""
+
+
+def stone_of(colour: int, symbol: int) -> Stone:
+    """The shared :class:`Stone` of this colour and symbol."""
+    return _KINDS[colour][symbol]
+
+
 def full_set() -> list[Stone]:
     """All 72 stones: every colour/symbol pair twice."""
-    return [Stone(c, s) for c in range(COLOURS) for s in range(SYMBOLS) for _ in range(COPIES)]
+    return [kind for row in _KINDS for kind in row for _ in range(COPIES)]
 
 
 def is_ring(r: int, c: int) -> bool:
@@ -326,6 +343,7 @@ class Ishido(Game):
         self.scoring: str = self.opts["scoring"]
         self.touching: bool = self.opts["four_way"] == "touching"
         self.board: Board = [[None] * COLS for _ in range(ROWS)]
+        self._frontier: set[tuple[int, int]] = set()
         self.pouch: list[Stone] = full_set()
         self._deal_opening()
         self.rng.shuffle(self.pouch)
@@ -347,11 +365,46 @@ class Ishido(Game):
         """Put six stones with all colours and all symbols different on the start squares."""
         symbols = list(range(SYMBOLS))
         self.rng.shuffle(symbols)
-        opening = [Stone(colour, symbols[colour]) for colour in range(COLOURS)]
+        opening = [stone_of(colour, symbols[colour]) for colour in range(COLOURS)]
         self.rng.shuffle(opening)
         for (r, c), stone in zip(START_SQUARES, opening, strict=True):
-            self.board[r][c] = stone
+            self._put(r, c, stone)
             self.pouch.remove(stone)
+
+    def _put(self, r: int, c: int, stone: Stone) -> None:
+        """Lay ``stone`` on ``[r, c]`` and keep ``_frontier`` up to date.
+
+        ``_frontier`` is the set of empty squares with an occupied neighbour:
+        only these can be legal, so a draw looks at them instead of all 96.
+        It holds plain ``(row, col)`` tuples, which the garbage collector stops
+        tracking, so a thousand rooms add no work to its collections.
+        """
+        board = self.board
+        board[r][c] = stone
+        frontier = self._frontier
+        frontier.discard((r, c))
+        for _, rr, cc in _ADJACENT[r][c]:
+            if board[rr][cc] is None:
+                frontier.add((rr, cc))
+
+    def _set_board(self, board: Board) -> None:
+        """Replace the whole board (for staged positions) and rebuild ``_frontier``."""
+        self.board = board
+        self._frontier = {
+            (r, c)
+            for r, row in enumerate(board)
+            for c, here in enumerate(row)
+            if here is None and neighbours(board, r, c)
+        }
+
+    def _legal(self, stone: Stone) -> list[tuple[int, int]]:
+        """:func:`legal_squares` of this board: the same squares in the same order."""
+        board, touching = self.board, self.touching
+        return [
+            (r, c)
+            for r, c in sorted(self._frontier)
+            if fits(stone, neighbours(board, r, c), touching=touching)
+        ]
 
     def _draw(self) -> list[Event]:
         """Draw the next stone; end the game at once if it fits nowhere."""
@@ -360,7 +413,7 @@ class Ishido(Game):
             self.legal = []
             return self._finish(won=True)
         self.current = self.pouch.pop()
-        self.legal = legal_squares(self.board, self.current, touching=self.touching)
+        self.legal = self._legal(self.current)
         events: list[Event] = [
             {"e": "drew", "stone": _stone_wire(self.current), "pouch": len(self.pouch)}
         ]
@@ -429,7 +482,7 @@ class Ishido(Game):
             reason = _describe_failure(stone, around, self.touching)
             raise IllegalMove("no_match", f"stone {list(stone)} does not fit at {[r, c]}: {reason}")
         value = placement_value(r, c, len(around), self.fourways, self.scoring)
-        self.board[r][c] = stone
+        self._put(r, c, stone)
         self.placed += 1
         self.fourways += value.fourway
         self.score += value.total
@@ -488,7 +541,7 @@ class Ishido(Game):
     def state_view(self, seat: int | None) -> dict[str, Any]:
         """Board, current stone and counts; the pouch order never leaves the engine."""
         return {
-            "board": [[_stone_wire(s) for s in row] for row in self.board],
+            "board": [[None if s is None else [*s] for s in row] for row in self.board],
             "current": _stone_wire(self.current),
             "pouch": len(self.pouch),
             "left": self.stones_left,

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.games.base import GameError, IllegalMove, InvalidMove, OptionError, Status
-from server.games.ishido import Ishido, Stone
+from server.games.ishido import Board, Ishido, Stone
 
 ROWS, COLS = 8, 12
 START = [(0, 0), (0, 11), (7, 0), (7, 11), (3, 5), (4, 6)]
@@ -98,9 +98,10 @@ def staged(
 ) -> Ishido:
     """A game whose board, current stone and pouch are set by hand."""
     g = new_game(**options)
-    g.board = [[None] * COLS for _ in range(ROWS)]
+    board: Board = [[None] * COLS for _ in range(ROWS)]
     for (r, c), (colour, symbol) in stones.items():
-        g.board[r][c] = Stone(colour, symbol)
+        board[r][c] = Stone(colour, symbol)
+    g._set_board(board)
     g.current = Stone(*current)
     g.pouch = [Stone(*s) for s in (pouch if pouch is not None else [(5, 5)] * 3)]
     g.fourways = fourways
