@@ -170,6 +170,30 @@ async def test_a_taken_seq_is_refused_without_failing_the_others(store: Store):
     assert await store.journal("r2") == [entry("r2", 1)]
 
 
+async def test_a_large_batch_keeps_all_but_the_taken_seqs(store: Store):
+    """Hundreds of entries in one group commit (the SQLite store inserts them in
+    chunks of many rows); taken seqs in the middle of a chunk are refused alone."""
+    rooms = [f"r{i}" for i in range(5)]
+    for room in rooms:
+        await store.create_room(room_record(room))
+    await store.append(entry("r2", 50, at=[1, 1]))
+    await store.append(entry("r4", 90, at=[1, 1]))
+    batch = [(room, seq) for seq in range(1, 101) for room in rooms]  # 500 entries
+    results = await asyncio.gather(
+        *(store.append(entry(room, seq, at=[seq % 8, 0])) for room, seq in batch),
+        return_exceptions=True,
+    )
+    refused = {at for at, result in zip(batch, results, strict=True) if result is not None}
+    assert refused == {("r2", 50), ("r4", 90)}
+    assert all(isinstance(r, AppendRefused) for r in results if r is not None)
+    for room in rooms:
+        got = await store.journal(room)
+        assert [e.seq for e in got] == list(range(1, 101))
+        assert [e.action["at"] for e in got] == [
+            [1, 1] if (room, seq) in refused else [seq % 8, 0] for seq in range(1, 101)
+        ]
+
+
 async def test_concurrent_appends_are_group_committed_durable_and_in_order(
     store: Store, store_url, monkeypatch
 ):
