@@ -223,6 +223,51 @@ def fits(stone: Stone, around: Sequence[tuple[int, Stone]], *, touching: bool = 
     return forced <= high and forced + free >= low
 
 
+def _kind(stone: Stone) -> int:
+    """The stone's index 0..35 in :data:`_MATCH`."""
+    return stone.colour * SYMBOLS + stone.symbol
+
+
+_MATCH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        (a.colour == b.colour) | (a.symbol == b.symbol) << 1
+        for b in (kind for row in _KINDS for kind in row)
+    )
+    for a in (kind for row in _KINDS for kind in row)
+)
+"""``_MATCH[_kind(a)][_kind(b)]``: bit 0 set when the colours match, bit 1 the symbols."""
+
+
+def _fits_coded(match: tuple[int, ...], around: tuple[int, ...], touching: bool) -> bool:
+    """:func:`fits` for the engine's coded neighbours, without building tuples.
+
+    ``match`` is ``_MATCH[_kind(stone)]``; each entry of ``around`` is
+    ``direction << 6 | _kind(neighbour)``, in direction order. The same test as
+    :func:`fits`, term for term (a test walks every neighbourhood of nine stones
+    through both).
+    """
+    n = len(around)
+    if n == 4 and touching:
+        up, down, left, right = (match[v & 63] for v in around)
+        if not (up and down and left and right):
+            return False
+        return bool(
+            ((up & 1 and down & 2) or (down & 1 and up & 2))
+            and ((left & 1 and right & 2) or (right & 1 and left & 2))
+        )
+    forced = free = 0
+    for v in around:
+        m = match[v & 63]
+        if m == 3:
+            free += 1
+        elif m == 1:
+            forced += 1
+        elif not m:
+            return False
+    low, high = _GROUP_SIZES[n]
+    return forced <= high and forced + free >= low
+
+
 def legal_squares(board: Board, stone: Stone, *, touching: bool = True) -> list[tuple[int, int]]:
     """Every empty square where ``stone`` may go, in row-major order."""
     out: list[tuple[int, int]] = []
@@ -343,7 +388,7 @@ class Ishido(Game):
         self.scoring: str = self.opts["scoring"]
         self.touching: bool = self.opts["four_way"] == "touching"
         self.board: Board = [[None] * COLS for _ in range(ROWS)]
-        self._frontier: set[tuple[int, int]] = set()
+        self._around: dict[tuple[int, int], tuple[int, ...]] = {}
         self.pouch: list[Stone] = full_set()
         self._deal_opening()
         self.rng.shuffle(self.pouch)
@@ -372,38 +417,41 @@ class Ishido(Game):
             self.pouch.remove(stone)
 
     def _put(self, r: int, c: int, stone: Stone) -> None:
-        """Lay ``stone`` on ``[r, c]`` and keep ``_frontier`` up to date.
+        """Lay ``stone`` on ``[r, c]`` and tell the empty squares around it.
 
-        ``_frontier`` is the set of empty squares with an occupied neighbour:
-        only these can be legal, so a draw looks at them instead of all 96.
-        It holds plain ``(row, col)`` tuples, which the garbage collector stops
-        tracking, so a thousand rooms add no work to its collections.
+        ``_around`` maps every empty square with an occupied neighbour to those
+        neighbours, coded as in :func:`_fits_coded`. Only these squares can be
+        legal, and their neighbours change only here, so a draw tests a few
+        dozen squares without looking at the board. The codes are plain ints
+        in tuples, which the garbage collector stops tracking.
         """
         board = self.board
         board[r][c] = stone
-        frontier = self._frontier
-        frontier.discard((r, c))
-        for _, rr, cc in _ADJACENT[r][c]:
+        around = self._around
+        around.pop((r, c), None)
+        kind = _kind(stone)
+        for d, rr, cc in _ADJACENT[r][c]:
             if board[rr][cc] is None:
-                frontier.add((rr, cc))
+                square = (rr, cc)
+                # seen from there, this stone lies the opposite way: d ^ 1
+                around[square] = tuple(sorted((*around.get(square, ()), (d ^ 1) << 6 | kind)))
 
     def _set_board(self, board: Board) -> None:
-        """Replace the whole board (for staged positions) and rebuild ``_frontier``."""
+        """Replace the whole board (for staged positions) and rebuild ``_around``."""
         self.board = board
-        self._frontier = {
-            (r, c)
-            for r, row in enumerate(board)
-            for c, here in enumerate(row)
-            if here is None and neighbours(board, r, c)
-        }
+        self._around = {}
+        for r, row in enumerate(board):
+            for c, here in enumerate(row):
+                if here is None and (nbs := neighbours(board, r, c)):
+                    self._around[(r, c)] = tuple(d << 6 | _kind(nb) for d, nb in nbs)
 
     def _legal(self, stone: Stone) -> list[tuple[int, int]]:
         """:func:`legal_squares` of this board: the same squares in the same order."""
-        board, touching = self.board, self.touching
+        match, touching = _MATCH[_kind(stone)], self.touching
         return [
-            (r, c)
-            for r, c in sorted(self._frontier)
-            if fits(stone, neighbours(board, r, c), touching=touching)
+            square
+            for square, around in sorted(self._around.items())
+            if _fits_coded(match, around, touching)
         ]
 
     def _draw(self) -> list[Event]:

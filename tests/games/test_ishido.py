@@ -552,10 +552,11 @@ def test_replay_is_deterministic(seed, options, picks):
 def test_fits_agrees_with_the_independent_checker_everywhere():
     """Every neighbourhood over three colours and three symbols, both 4-way rules.
 
-    The engine's fits() counts instead of enumerating (it runs for every empty
-    square after every draw); this walks all 10^4 neighbour fillings for 9 stones.
+    The engine's fits() counts instead of enumerating, and the engine's draw uses
+    _fits_coded(), the same test over coded neighbours; this walks all 10^4
+    neighbour fillings for 9 stones through both.
     """
-    from server.games.ishido import DIRECTIONS, fits
+    from server.games.ishido import _MATCH, DIRECTIONS, _fits_coded, _kind, fits
 
     names = [name for name, _, _ in DIRECTIONS]
     cells = [None, *product(range(3), repeat=2)]
@@ -564,6 +565,8 @@ def test_fits_agrees_with_the_independent_checker_everywhere():
         for filling in product(cells, repeat=4):
             nbs = [(names[d], list(s)) for d, s in enumerate(filling) if s is not None]
             engine_around = [(d, Stone(*s)) for d, s in enumerate(filling) if s is not None]
+            coded = tuple(d << 6 | _kind(nb) for d, nb in engine_around)
+            match = _MATCH[_kind(Stone(*stone))]
             for touching in (True, False):
                 expected = allowed(list(stone), nbs, touching)
                 assert fits(Stone(*stone), engine_around, touching=touching) is expected, (
@@ -571,5 +574,7 @@ def test_fits_agrees_with_the_independent_checker_everywhere():
                     filling,
                     touching,
                 )
+                if coded:
+                    assert _fits_coded(match, coded, touching) is expected, (stone, filling)
                 checked += 1
     assert checked == 9 * 10**4 * 2
