@@ -164,21 +164,22 @@ def _check_field(spec: MessageSpec, f: Field, value: Any, re: int | None) -> Non
 
 
 def _depth(value: Any) -> int:
-    """Nesting depth of maps and lists, computed without recursion."""
+    """Nesting depth of maps and lists, computed without recursion.
+
+    Runs on every ``act`` the server reads, so only containers are stacked.
+    """
+    if not isinstance(value, dict | list):
+        return 0
     deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)]
     while stack:
         item, d = stack.pop()
-        if isinstance(item, dict):
-            children: Any = list(item.keys()) + list(item.values())
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, d)
-        if deepest > MAX_DEPTH:
-            return deepest
-        stack.extend((c, d + 1) for c in children)
+        if d > deepest:
+            deepest = d
+            if deepest > MAX_DEPTH:
+                return deepest
+        children = (*item, *item.values()) if isinstance(item, dict) else item
+        stack.extend((c, d + 1) for c in children if isinstance(c, dict | list))
     return deepest
 
 
