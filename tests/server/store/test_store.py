@@ -236,15 +236,13 @@ def count_commits(store: Store, monkeypatch) -> list[int]:
 
         monkeypatch.setattr(store, "_insert", counted)
     else:
-        import server.store.sqlite as mod
+        real_fn = store._append_rows
 
-        real_fn = mod._insert
-
-        def counted_fn(db, rows):
+        def counted_fn(rows):
             commits[0] += 1
-            return real_fn(db, rows)
+            return real_fn(rows)
 
-        monkeypatch.setattr(mod, "_insert", counted_fn)
+        monkeypatch.setattr(store, "_append_rows", counted_fn)
     return commits
 
 
