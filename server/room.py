@@ -181,6 +181,7 @@ class Room:
         self.members[session] = seat
         session.rooms[self.id] = seat
         self.push_summary()
+        self._wake_bots()  # a room of bots waits for its first spectator
 
     def remove_member(self, session: Session) -> None:
         if self.members.pop(session, "absent") != "absent":
@@ -373,8 +374,20 @@ class Room:
 
     # -- bots ---------------------------------------------------------------------------
 
+    def unattended(self) -> bool:
+        """Only bots play and nobody is in the room: no one to show a move to.
+
+        Such a room waits, its game as it stands, until someone comes to watch.
+        A bot-only game that never ends (a Match-It COMP keeps clearing sheets)
+        would otherwise spend the server's CPU for nobody, forever, and start
+        again after every restart. Clocks still run, so a timed game can end.
+        """
+        return not self.members and len(self._bot_seats) == len(self.seats)
+
     def _wake_bots(self) -> None:
         if self.engine is None or self.closed or self.status is not Status.PLAYING:
+            return
+        if self.unattended():
             return
         if self.engine.to_move not in self.bot_seats():
             return
@@ -399,8 +412,8 @@ class Room:
         delay = self.lobby.config.limits.bot_delay
         while not self.closed and self.engine is not None and self.status is Status.PLAYING:
             seat = self.engine.to_move
-            if seat is None or seat not in self.bot_seats():
-                return
+            if seat is None or seat not in self.bot_seats() or self.unattended():
+                return  # add_member wakes an unattended room
             if delay:
                 await asyncio.sleep(delay)
             view = self.engine.view(seat)

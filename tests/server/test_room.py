@@ -136,6 +136,32 @@ async def test_a_room_of_bots_plays_to_the_end_and_can_be_watched(url, server):
     assert server.store.db.execute("SELECT count(*) FROM scores").fetchone() == (0,)
 
 
+async def test_a_room_of_bots_waits_while_nobody_watches(url, server):
+    a = await Raw.open(url, "Ada")
+    created = await a.call({"t": "create", "game": "mathable", "seats": ["COMP1", "COMP2"]})
+    room = created["room"]
+    await asyncio.sleep(0.3)  # bots move at once in these tests: they would have played
+    assert len(journal_rows(server, room)) == 1, "only the start: nobody is watching"
+    seq = (await a.call({"t": "watch", "room": room}))["seq"]
+    while seq < 4:  # a spectator sets them going
+        msg = await a.recv(timeout=30)
+        if msg["t"] == "update":
+            assert msg["seq"] == seq + 1
+            seq = msg["seq"]
+    await a.call({"t": "leave", "room": room})
+    await asyncio.sleep(0.05)  # a move already thought out may still land
+    stopped = len(journal_rows(server, room))
+    await asyncio.sleep(0.3)
+    assert len(journal_rows(server, room)) == stopped, "the last spectator left: they wait"
+    assert server.lobby.rooms[room].status.value == "playing"
+    b = await Raw.open(url, "Bea")
+    again = (await b.call({"t": "watch", "room": room}))["seq"]
+    msg = await b.recv(timeout=30)
+    while msg["t"] != "update":
+        msg = await b.recv(timeout=30)
+    assert msg["seq"] == again + 1, "and go on where they stopped for the next one"
+
+
 async def test_hidden_racks_never_reach_other_connections(url, server):
     a = await Raw.open(url, "Ada")
     spy = await Raw.open(url, "Spy")
