@@ -178,15 +178,20 @@ class Room:
         await self.maybe_start()
 
     def add_member(self, session: Session, seat: int | None) -> None:
+        waiting = self.unattended()
         self.members[session] = seat
         session.rooms[self.id] = seat
         self.push_summary()
-        self._wake_bots()  # a room of bots waits for its first spectator
+        if waiting:  # a room of bots waited for its first spectator
+            self._arm_timer()
+            self._wake_bots()
 
     def remove_member(self, session: Session) -> None:
         if self.members.pop(session, "absent") != "absent":
             session.rooms.pop(self.id, None)
             self.push_summary()
+            if self.unattended():
+                self._cancel_timer()
 
     def push_summary(self) -> None:
         """Send every member the room's summary: one snapshot per event-loop turn.
@@ -351,7 +356,7 @@ class Room:
 
     def _arm_timer(self) -> None:
         self._cancel_timer()
-        if self.engine is None or self.closed:
+        if self.engine is None or self.closed or self.unattended():
             return
         deadline = self.engine.next_deadline()
         if deadline is None:
@@ -377,10 +382,12 @@ class Room:
     def unattended(self) -> bool:
         """Only bots play and nobody is in the room: no one to show a move to.
 
-        Such a room waits, its game as it stands, until someone comes to watch.
-        A bot-only game that never ends (a Match-It COMP keeps clearing sheets)
-        would otherwise spend the server's CPU for nobody, forever, and start
-        again after every restart. Clocks still run, so a timed game can end.
+        Such a room waits, its game as it stands, until someone comes to watch:
+        its bots stop and so does its clock. A bot-only game that never ends (a
+        Match-It COMP keeps clearing sheets) would otherwise spend the server's
+        CPU for nobody, forever, and start again after every restart; a clock
+        left running would journal a time-out every turn, forever. A deadline
+        that passed meanwhile falls due as soon as someone comes.
         """
         return not self.members and len(self._bot_seats) == len(self.seats)
 

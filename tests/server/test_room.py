@@ -162,6 +162,22 @@ async def test_a_room_of_bots_waits_while_nobody_watches(url, server):
     assert msg["seq"] == again + 1, "and go on where they stopped for the next one"
 
 
+async def test_the_clock_of_a_room_of_bots_stops_while_nobody_watches(url, server):
+    a = await Raw.open(url, "Ada")
+    created = await a.call(
+        {
+            "t": "create",
+            "game": "mathable",
+            "options": {"turn_seconds": 1},
+            "seats": ["COMP1", "COMP2"],
+        }
+    )
+    room = created["room"]
+    await asyncio.sleep(1.5)  # a running clock would have ended the first turn
+    assert len(journal_rows(server, room)) == 1, "no moves and no time-outs"
+    assert server.lobby.rooms[room]._timer is None
+
+
 async def test_hidden_racks_never_reach_other_connections(url, server):
     a = await Raw.open(url, "Ada")
     spy = await Raw.open(url, "Spy")
