@@ -471,7 +471,7 @@ FULL_COLLECTION_EVERY = 100
 
 
 def tune_gc() -> None:
-    """Make the collector's full passes rare and cheaper; the process is set up.
+    """Make the collector's full passes rare and cheaper, once start-up is done.
 
     A full collection walks every tracked object: with a thousand rooms it took
     60-120 ms, and at CPython's default pace (every ten middle collections, once

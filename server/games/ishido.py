@@ -109,10 +109,8 @@ Board = list[list[Stone | None]]
 """``board[row][col]``: the stone on a square, or None."""
 
 
-_KINDS: tuple[tuple[Stone, ...], ...] = tuple(
-    tuple(Stone(c, s) for s in range(SYMBOLS)) for c in range(COLOURS)
-)
-"""The 36 stones, one object each, shared by every game.
+_KINDS: tuple[Stone, ...] = tuple(Stone(c, s) for c in range(COLOURS) for s in range(SYMBOLS))
+"""The 36 stones, one object each, shared by every game; index ``colour * SYMBOLS + symbol``.
 
 A NamedTuple is a tuple subclass, which the garbage collector never untracks;
 a thousand rooms holding their own 72 stones were half the server's tracked
@@ -122,12 +120,14 @@ objects and most of the cost of its full collections.
 
 def stone_of(colour: int, symbol: int) -> Stone:
     """The shared :class:`Stone` of this colour and symbol."""
-    return _KINDS[colour][symbol]
+    if not (0 <= colour < COLOURS and 0 <= symbol < SYMBOLS):
+        raise ValueError(f"no stone of colour {colour!r} and symbol {symbol!r}")
+    return _KINDS[colour * SYMBOLS + symbol]
 
 
 def full_set() -> list[Stone]:
     """All 72 stones: every colour/symbol pair twice."""
-    return [kind for row in _KINDS for kind in row for _ in range(COPIES)]
+    return [kind for kind in _KINDS for _ in range(COPIES)]
 
 
 def is_ring(r: int, c: int) -> bool:
@@ -224,16 +224,12 @@ def fits(stone: Stone, around: Sequence[tuple[int, Stone]], *, touching: bool = 
 
 
 def _kind(stone: Stone) -> int:
-    """The stone's index 0..35 in :data:`_MATCH`."""
+    """The stone's index 0..35 in :data:`_KINDS` and :data:`_MATCH`."""
     return stone.colour * SYMBOLS + stone.symbol
 
 
 _MATCH: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        (a.colour == b.colour) | (a.symbol == b.symbol) << 1
-        for b in (kind for row in _KINDS for kind in row)
-    )
-    for a in (kind for row in _KINDS for kind in row)
+    tuple((a.colour == b.colour) | (a.symbol == b.symbol) << 1 for b in _KINDS) for a in _KINDS
 )
 """``_MATCH[_kind(a)][_kind(b)]``: bit 0 set when the colours match, bit 1 the symbols."""
 

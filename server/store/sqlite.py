@@ -154,14 +154,13 @@ class SQLiteStore(Store):
         one statement, its own transaction and its own commit; a larger group,
         or one with a refused row, takes the slower way.
         """
-        if len(rows) <= _INSERT_CHUNK:
-            try:
-                _insert_many(self.db, rows)
-            except sqlite3.IntegrityError:
-                pass  # nothing was written; find the refused rows one by one
-            else:
-                return [True] * len(rows)
-        return self._tx(lambda db: _insert(db, rows))
+        if len(rows) > _INSERT_CHUNK:
+            return self._tx(lambda db: _insert(db, rows))
+        try:
+            _insert_many(self.db, rows)
+        except sqlite3.IntegrityError:  # nothing was written: find the refused rows
+            return self._tx(lambda db: _insert_each(db, rows))
+        return [True] * len(rows)
 
     def _tx(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         db = self.db
@@ -381,7 +380,11 @@ _INSERT_CHUNK = 199
 """Journal rows per INSERT statement: 5 parameters each stays under SQLite's
 oldest limit of 999 parameters per statement."""
 
-_INSERT_ONE = "INSERT OR IGNORE INTO journal(room, seq, seat, action, at) VALUES (?,?,?,?,?)"
+
+def _insert_each(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[bool]:
+    """Insert rows one by one, skipping the refused (a taken seq); which went in."""
+    sql = "INSERT OR IGNORE INTO journal(room, seq, seat, action, at) VALUES (?,?,?,?,?)"
+    return [db.execute(sql, row).rowcount == 1 for row in rows]
 
 
 def _insert_many(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
@@ -405,7 +408,7 @@ def _insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[bool]:
         try:
             _insert_many(db, chunk)
         except sqlite3.IntegrityError:
-            kept += [db.execute(_INSERT_ONE, row).rowcount == 1 for row in chunk]
+            kept += _insert_each(db, chunk)
         else:
             kept += [True] * len(chunk)
     return kept
