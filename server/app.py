@@ -30,7 +30,7 @@ from protocol import ErrorCode, ProtocolError, decode
 from server.config import Config, Limits, default_data_dir
 from server.games.base import GameError
 from server.lobby import Lobby
-from server.ops import JsonFormatter, admin_key, http_handler
+from server.ops import JsonFormatter, admin_key, http_handler, watch_gc
 from server.session import Session
 from server.store import open_store
 from server.store.base import Store
@@ -471,16 +471,18 @@ FULL_COLLECTION_EVERY = 100
 
 
 def tune_gc() -> None:
-    """Make the collector's full passes rare and cheaper, once start-up is done.
+    """Make the collector's full passes rare and a little cheaper.
 
     A full collection walks every tracked object: with a thousand rooms it took
     60-120 ms, and at CPython's default pace (every ten middle collections, once
     the old generation has grown by a quarter) the server ran one every second
     or two under load, each a pause that every player waiting on a move felt.
-    Freezing what start-up built (modules, functions, the recovered rooms) takes
-    it out of those walks; asking for 100 middle collections before a full one
-    spaces them ten times wider. Garbage in cycles still goes, later: a finished
-    room's objects are freed by reference counting or by the next full pass.
+    Asking for 100 middle collections before a full one spaces them ten times
+    wider; garbage in cycles still goes, later. Freezing what the imports built
+    (modules, classes, functions: they live as long as the process) takes it out
+    of those walks. Called before the store opens and rooms are recovered: a
+    frozen object is never collected, and a recovered room must be freed once
+    its game is over.
     """
     gc.collect()
     gc.freeze()
@@ -490,9 +492,10 @@ def tune_gc() -> None:
 
 async def serve_forever(config: Config) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully."""
+    watch_gc()
+    tune_gc()
     server = Server(config)
     await server.start()
-    tune_gc()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

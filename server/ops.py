@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import gc
 import hmac
 import json
 import logging
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
     from server.app import Server
 
-__all__ = ["Histogram", "JsonFormatter", "Metrics", "admin_key", "http_handler"]
+__all__ = ["Histogram", "JsonFormatter", "Metrics", "admin_key", "http_handler", "watch_gc"]
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,32 @@ class Histogram:
         lines.append(f"{name}_sum{suffix} {self.total:.6f}")
         lines.append(f"{name}_count{suffix} {self.count}")
         return lines
+
+
+GC_PAUSES = tuple(Histogram() for _ in range(3))
+"""This process's garbage-collection pauses by generation, once :func:`watch_gc` ran."""
+
+
+def watch_gc() -> None:
+    """Time every garbage collection of this process into :data:`GC_PAUSES`.
+
+    The collector stops the event loop while it runs; its full passes were once
+    the whole act->update p99, so an operator should see them. Process-wide,
+    hence called by the server process, not by each :class:`Metrics`.
+    """
+    if _gc_timer in gc.callbacks:
+        return
+    gc.callbacks.append(_gc_timer)
+
+
+_gc_started = [0.0]
+
+
+def _gc_timer(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _gc_started[0] = time.perf_counter()
+    else:
+        GC_PAUSES[info["generation"]].observe(time.perf_counter() - _gc_started[0])
 
 
 class Metrics:
@@ -121,6 +148,16 @@ def render(server: Server) -> str:
         "# HELP tilehall_journal_commit_seconds Wait for a journal commit.",
         "# TYPE tilehall_journal_commit_seconds histogram",
         *m.commit_latency.render("tilehall_journal_commit_seconds"),
+        "# HELP tilehall_gc_pause_seconds Garbage-collection pauses by generation (2: full).",
+        "# TYPE tilehall_gc_pause_seconds histogram",
+        *(
+            line
+            for generation, pauses in enumerate(GC_PAUSES)
+            for line in pauses.render("tilehall_gc_pause_seconds", f'generation="{generation}"')
+        ),
+        "# HELP tilehall_gc_frozen_objects Objects frozen at start-up, left out of collections.",
+        "# TYPE tilehall_gc_frozen_objects gauge",
+        f"tilehall_gc_frozen_objects {gc.get_freeze_count()}",
         "# HELP tilehall_uptime_seconds Seconds since the server started.",
         "# TYPE tilehall_uptime_seconds gauge",
         f"tilehall_uptime_seconds {time.time() - m.started:.1f}",

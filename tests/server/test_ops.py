@@ -68,6 +68,16 @@ async def test_healthz_and_metrics(proc):
     assert 'tilehall_errors_total{code="occupied"} 1' in lines
     assert "tilehall_act_seconds_count 2" in lines
     assert "tilehall_journal_commit_seconds_count 2" in lines
+    # the server process times its collections and froze what its imports built
+    counts = {
+        line.split("{")[1].split("}")[0]: int(line.rsplit(" ", 1)[1])
+        for line in lines
+        if line.startswith("tilehall_gc_pause_seconds_count")
+    }
+    assert set(counts) == {'generation="0"', 'generation="1"', 'generation="2"'}
+    assert counts['generation="2"'] >= 1  # the collection before the freeze, at least
+    frozen = next(line for line in lines if line.startswith("tilehall_gc_frozen_objects "))
+    assert int(frozen.split()[1]) > 10_000
     assert get(f"{http}/nothing")[0] in (400, 404, 426)
 
 
