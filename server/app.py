@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, Any
 from websockets.asyncio.server import Server as WSServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request
 
 from protocol import ErrorCode, ProtocolError, decode
 from server.config import Config, Limits, default_data_dir
+from server.forwarded import client_ip, network
 from server.games.base import GameError
 from server.lobby import Lobby
 from server.ops import JsonFormatter, admin_key, http_handler, watch_gc
@@ -55,6 +57,7 @@ class Server:
         self.per_ip: Counter[str] = Counter()
         self.banned: dict[str, float] = {}
         """Address -> loop time until which its new connections are refused."""
+        self.trusted = tuple(network(t) for t in config.trusted_proxies)
         self.accepting = False
         self.admin_key = ""
         self.cluster: Cluster | None = None
@@ -155,6 +158,15 @@ class Server:
         self.banned[ip] = now + seconds
         log.warning("refusing new connections from %s for %g s: flooding", ip, seconds)
 
+    def address_of(self, ws: ServerConnection, request: Request | None = None) -> str:
+        """The client's address: the socket's, or as a trusted proxy forwarded it."""
+        peer = str(ws.remote_address[0]) if ws.remote_address else "?"
+        request = request or ws.request
+        if not self.trusted or request is None:
+            return peer
+        forwarded = ",".join(request.headers.get_all("X-Forwarded-For"))
+        return client_ip(peer, forwarded, self.trusted)
+
     def banned_for(self, ip: str) -> float:
         """Seconds left on ``ip``'s ban, 0 when it may connect."""
         until = self.banned.get(ip)
@@ -169,13 +181,13 @@ class Server:
     async def handle(self, ws: ServerConnection) -> None:
         assert self.lobby is not None
         limits = self.config.limits
-        ip = ws.remote_address[0] if ws.remote_address else "?"
+        ip = self.address_of(ws)
         if limits.max_connections_per_ip and self.per_ip[ip] >= limits.max_connections_per_ip:
             self.lobby.metrics.refused["per_address"] += 1
             await ws.close(1008, "too many connections from your address")
             return
         self.per_ip[ip] += 1
-        session = Session(ws, limits)
+        session = Session(ws, limits, ip)
         self.sessions.add(session)
         try:
             async for frame in ws:
@@ -278,6 +290,14 @@ class Server:
 
 
 # -- command line ----------------------------------------------------------------------------
+
+
+def _proxy(text: str) -> str:
+    """argparse type of ``--trusted-proxy``: an address or a CIDR block, normalised."""
+    try:
+        return str(network(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an address or network: {text!r}") from None
 
 
 def parse_args(argv: list[str] | None = None) -> Config:
@@ -409,6 +429,15 @@ def parse_args(argv: list[str] | None = None) -> Config:
         "0 = never banned (default %(default)s)",
     )
     g.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        type=_proxy,
+        metavar="ADDRESS[/BITS]",
+        help="a reverse proxy whose X-Forwarded-For names the client, so that the "
+        "per-address limits count players; repeat for several (default: none)",
+    )
+    g.add_argument(
         "--finished-ttl",
         type=float,
         default=d.finished_ttl,
@@ -462,6 +491,7 @@ def parse_args(argv: list[str] | None = None) -> Config:
         mqtt=a.mqtt,
         mqtt_keepalive=a.mqtt_keepalive,
         loop=a.loop,
+        trusted_proxies=tuple(a.trusted_proxy),
         limits=limits,
     )
 

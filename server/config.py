@@ -51,7 +51,7 @@ class Limits:
     """Seconds an address whose connection was cut off for flooding may not open new
     ones (HTTP 429 at the handshake, before any WebSocket or player exists); 0 disables.
     Its other open connections are left alone. Behind a proxy every client shares
-    one address: lower this or set 0."""
+    its address unless the proxy is in ``Config.trusted_proxies``: otherwise set 0."""
     max_connections_per_ip: int = 0
     """Concurrent connections from one address; 0 means unlimited."""
     finished_ttl: float = 120.0
@@ -86,6 +86,10 @@ class Config:
     dead by the broker (its Last Will) and its rooms are taken over."""
     loop: str = "asyncio"
     """The event loop ``tilehall-server`` runs on: ``asyncio`` or ``uvloop`` (an extra)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Reverse proxies (addresses or CIDR blocks) whose ``X-Forwarded-For`` names the
+    client: the per-address limits then count players, not the proxy (see
+    :mod:`server.forwarded`). Empty: the header is ignored."""
     limits: Limits = field(default_factory=Limits)
 
     @property

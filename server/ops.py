@@ -208,8 +208,7 @@ async def http_handler(
     """Answer ``/healthz``, ``/metrics`` and ``/admin/...``; None lets the handshake go on."""
     path = request.path.split("?", 1)[0]
     if request.headers.get("Upgrade", "").lower() == "websocket" and path == "/":
-        addr = connection.remote_address
-        left = server.banned_for(str(addr[0])) if addr else 0.0
+        left = server.banned_for(server.address_of(connection, request))
         if left and server.lobby is not None:
             server.lobby.metrics.refused["flood_ban"] += 1
             response = _response(429, "flooding: try again later\n", "text/plain")

@@ -61,8 +61,10 @@ class TokenBucket:
 class Session:
     """State of one WebSocket connection."""
 
-    def __init__(self, ws: ServerConnection, limits: Limits) -> None:
+    def __init__(self, ws: ServerConnection, limits: Limits, ip: str) -> None:
         self.ws = ws
+        self.ip = ip
+        """The client's address (through trusted proxies): what per-address limits count."""
         self.limits = limits
         self.player: PlayerRecord | None = None
         self.rooms: dict[str, int | None] = {}
@@ -79,14 +81,11 @@ class Session:
         self._closer: asyncio.Task[None] | None = None
 
     @property
-    def ip(self) -> str:
-        addr = self.ws.remote_address
-        return str(addr[0]) if addr else "?"
-
-    @property
     def peer(self) -> str:
+        """For logs: the socket's address, and the client's when a proxy forwarded it."""
         addr = self.ws.remote_address
-        return f"{addr[0]}:{addr[1]}" if addr else "?"
+        sock = f"{addr[0]}:{addr[1]}" if addr else "?"
+        return sock if addr and str(addr[0]) == self.ip else f"{self.ip} via {sock}"
 
     def push(self, data: bytes) -> None:
         """Send a frame pushed to many (a room's update): at once when the way is clear.

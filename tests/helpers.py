@@ -98,8 +98,10 @@ class Raw:
         self.pushed: list[dict[str, Any]] = []
 
     @classmethod
-    async def open(cls, url: str, name: str | None = None) -> Raw:
-        raw = cls(await connect(url, max_size=2**22))
+    async def open(
+        cls, url: str, name: str | None = None, headers: dict[str, str] | None = None
+    ) -> Raw:
+        raw = cls(await connect(url, max_size=2**22, additional_headers=headers))
         if name is not None:
             welcome = await raw.call({"t": "hello", "v": 1, "name": name})
             assert welcome["t"] == "welcome", welcome

@@ -171,3 +171,69 @@ async def test_a_new_connection_earns_its_burst(tmp_path):
         assert 29 <= await burst(60) <= 31
     finally:
         await srv.stop()
+
+
+async def flood_until_cut_off(raw: Raw) -> None:
+    with pytest.raises(ConnectionClosed) as info:
+        for i in range(100):
+            await raw.send({"t": "ping", "id": i})
+        while True:
+            await raw.recv()
+    assert info.value.rcvd.code == 1008
+
+
+def forwarded(ip: str) -> dict[str, str]:
+    return {"X-Forwarded-For": f"{ip}, 127.0.0.1"}  # the client, then an inner proxy
+
+
+async def test_behind_a_trusted_proxy_the_limits_count_players(tmp_path):
+    srv = Server(
+        Config(
+            port=0,
+            data_dir=tmp_path,
+            trusted_proxies=("127.0.0.1/32",),
+            limits=Limits(
+                ping_interval=None,
+                rate=5,
+                burst=10,
+                max_strikes=30,
+                flood_ban=30,
+                max_connections_per_ip=2,
+            ),
+        )
+    )
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}"
+    try:
+        flooder = await Raw.open(url, "Fox", forwarded("203.0.113.7"))
+        await flood_until_cut_off(flooder)
+        # that player's address is banned, no one else's behind the same proxy
+        with pytest.raises(InvalidStatus) as refused:
+            await Raw.open(url, "Fox", forwarded("203.0.113.7"))
+        assert refused.value.response.status_code == 429
+        others = [await Raw.open(url, f"P{i}", forwarded("203.0.113.8")) for i in range(2)]
+        assert [(await o.call({"t": "ping"}))["t"] for o in others] == ["pong", "pong"]
+        assert srv.banned.keys() == {"203.0.113.7"}
+        # the per-address cap counts 203.0.113.8 twice, not the proxy
+        third = await Raw.open(url, None, forwarded("203.0.113.8"))
+        with pytest.raises(ConnectionClosed) as info:
+            await third.call({"t": "ping"})
+        assert info.value.rcvd.code == 1008
+        direct = await Raw.open(url, "Dee")  # the proxy's own address is not banned
+        assert (await direct.call({"t": "ping"}))["t"] == "pong"
+    finally:
+        await srv.stop()
+
+
+async def test_without_a_trusted_proxy_x_forwarded_for_is_ignored(tmp_path):
+    srv, url = await start(tmp_path, rate=5, burst=10, max_strikes=30, flood_ban=30)
+    try:
+        flooder = await Raw.open(url, "Fox", forwarded("203.0.113.7"))
+        await flood_until_cut_off(flooder)
+        assert srv.banned.keys() == {"127.0.0.1"}
+        # a forged header does not get the flooder past its ban
+        with pytest.raises(InvalidStatus) as refused:
+            await Raw.open(url, "Fox", forwarded("198.51.100.1"))
+        assert refused.value.response.status_code == 429
+    finally:
+        await srv.stop()
