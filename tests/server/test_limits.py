@@ -15,8 +15,15 @@ from server.config import Config, Limits
 from tests.helpers import Raw
 
 
-async def start(tmp_path, **limits):
-    srv = Server(Config(port=0, data_dir=tmp_path, limits=Limits(ping_interval=None, **limits)))
+async def start(tmp_path, trusted_proxies=(), **limits):
+    srv = Server(
+        Config(
+            port=0,
+            data_dir=tmp_path,
+            trusted_proxies=trusted_proxies,
+            limits=Limits(ping_interval=None, **limits),
+        )
+    )
     await srv.start()
     return srv, f"ws://127.0.0.1:{srv.port}"
 
@@ -187,23 +194,15 @@ def forwarded(ip: str) -> dict[str, str]:
 
 
 async def test_behind_a_trusted_proxy_the_limits_count_players(tmp_path):
-    srv = Server(
-        Config(
-            port=0,
-            data_dir=tmp_path,
-            trusted_proxies=("127.0.0.1/32",),
-            limits=Limits(
-                ping_interval=None,
-                rate=5,
-                burst=10,
-                max_strikes=30,
-                flood_ban=30,
-                max_connections_per_ip=2,
-            ),
-        )
+    srv, url = await start(
+        tmp_path,
+        trusted_proxies=("127.0.0.1/32",),
+        rate=5,
+        burst=10,
+        max_strikes=30,
+        flood_ban=30,
+        max_connections_per_ip=2,
     )
-    await srv.start()
-    url = f"ws://127.0.0.1:{srv.port}"
     try:
         flooder = await Raw.open(url, "Fox", forwarded("203.0.113.7"))
         await flood_until_cut_off(flooder)
