@@ -28,6 +28,16 @@ async def start(tmp_path, trusted_proxies=(), **limits):
     return srv, f"ws://127.0.0.1:{srv.port}"
 
 
+async def flood_until_cut_off(raw: Raw) -> None:
+    """Send pings faster than the bucket allows until the server closes with 1008."""
+    with pytest.raises(ConnectionClosed) as info:
+        for i in range(100):
+            await raw.send({"t": "ping", "id": i})
+        while True:
+            await raw.recv()
+    assert info.value.rcvd.code == 1008
+
+
 async def test_a_frame_over_the_limit_closes_with_1009(tmp_path):
     srv, url = await start(tmp_path, max_frame=1024)
     try:
@@ -58,12 +68,7 @@ async def test_flooding_is_rate_limited_then_disconnected(tmp_path):
         assert sorted(r["re"] for r in replies) == list(range(20))
         await asyncio.sleep(0.5)  # the bucket refills: the connection is still usable
         assert (await a.call({"t": "ping"}))["t"] == "pong"
-        with pytest.raises(ConnectionClosed) as info:
-            for i in range(100):
-                await a.send({"t": "ping", "id": i})
-            while True:
-                await a.recv()
-        assert info.value.rcvd.code == 1008
+        await flood_until_cut_off(a)
         # its address may not come straight back: refused at the handshake, told when
         with pytest.raises(InvalidStatus) as refused:
             await Raw.open(url, "Ada")
@@ -178,15 +183,6 @@ async def test_a_new_connection_earns_its_burst(tmp_path):
         assert 29 <= await burst(60) <= 31
     finally:
         await srv.stop()
-
-
-async def flood_until_cut_off(raw: Raw) -> None:
-    with pytest.raises(ConnectionClosed) as info:
-        for i in range(100):
-            await raw.send({"t": "ping", "id": i})
-        while True:
-            await raw.recv()
-    assert info.value.rcvd.code == 1008
 
 
 def forwarded(ip: str) -> dict[str, str]:
