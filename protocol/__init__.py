@@ -4,9 +4,9 @@ Server and clients import this package; neither builds or reads a frame by
 hand. See ``protocol/PROTOCOL.md`` for the reference.
 """
 
-from protocol.codec import DEFAULT_MAX_SIZE, check, decode, encode, unpack
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.schema import (
+from tilehall.protocol.codec import DEFAULT_MAX_SIZE, check, decode, encode, unpack
+from tilehall.protocol.errors import ErrorCode, GameCode, ProtocolError
+from tilehall.protocol.schema import (
     CLIENT_MESSAGES,
     MAX_DEPTH,
     NAME_MAX,
@@ -16,6 +16,7 @@ from protocol.schema import (
     Kind,
     MessageSpec,
 )
+from tilehall.protocol.states import Status
 
 __all__ = [
     "CLIENT_MESSAGES",
@@ -26,9 +27,11 @@ __all__ = [
     "VERSION",
     "ErrorCode",
     "Field",
+    "GameCode",
     "Kind",
     "MessageSpec",
     "ProtocolError",
+    "Status",
     "check",
     "decode",
     "encode",

@@ -1,7 +1,7 @@
 """Bytes in, messages out; messages in, bytes out. No sockets here.
 
 Every frame is one msgpack map with a string ``t``. :func:`decode` validates a
-frame against :mod:`protocol.schema` and raises :class:`ProtocolError` with a
+frame against :mod:`tilehall.protocol.schema` and raises :class:`ProtocolError` with a
 distinct code for each way a frame can be wrong. :func:`encode` packs a message;
 :func:`check` validates an outgoing one (tests use it on everything the server
 sends).
@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import msgpack
-
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.schema import (
+from tilehall.protocol.errors import ErrorCode, ProtocolError
+from tilehall.protocol.schema import (
     CLIENT_MESSAGES,
     MAX_DEPTH,
     REQUEST_ID_MAX,

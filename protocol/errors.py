@@ -1,15 +1,16 @@
 """Stable error codes: the ``code`` of every ``error`` frame the server sends.
 
 Clients switch on these, so a code, once published, never changes meaning.
-Game engines add their own codes (``not_your_turn``, ``no_match``...), which are
-documented with each game in ``protocol/games/``.
+:class:`ErrorCode` holds the codes of the protocol layer and the server;
+:class:`GameCode` those of the game engines (``not_your_turn``, ``no_match``...),
+which are documented with each game in ``protocol/games/``.
 """
 
 from __future__ import annotations
 
 import enum
 
-__all__ = ["ErrorCode", "ProtocolError"]
+__all__ = ["ErrorCode", "GameCode", "ProtocolError"]
 
 
 class ErrorCode(enum.StrEnum):
@@ -55,27 +56,125 @@ class ErrorCode(enum.StrEnum):
     """The room still waits for players."""
     STALE = "stale"
     """``act`` carried a ``seq`` that is not the room's current one."""
+    TOO_MANY_ROOMS = "too_many_rooms"
+    """``create`` past the bound of rooms a player may have open (``welcome.limits.rooms``)."""
     UNKNOWN_TABLE = "unknown_table"
+    NOT_RATED = "not_rated"
+    """``leaderboard`` of a game that has no ratings (``welcome.games[].rated`` is false)."""
+    BAD_CURSOR = "bad_cursor"
+    """A ``leaderboard.cursor`` that no ``leaderboard`` reply gave."""
     ROOM_CLOSED = "room_closed"
     """Pushed (without re) when an administrator closes a room you are in."""
 
+    # history and replays
+    UNKNOWN_PLAYER = "unknown_player"
+    """``history`` named a player this server does not know."""
+    NOT_OVER = "not_over"
+    """``replay`` of a room still being played (watch it instead)."""
+    REPLAY_GONE = "replay_gone"
+    """``replay`` of a room whose moves were deleted (the host keeps finished games a while)."""
+
     # limits and failures
+    ACTION_TOO_LARGE = "action_too_large"
+    """An ``act`` frame larger than ``welcome.limits.action`` bytes; nothing was done."""
     RATE_LIMITED = "rate_limited"
+    UNAVAILABLE = "unavailable"
+    """The store (or the room's node) cannot take the request now; nothing was done.
+    Carries ``retry_after``: send it again after that many seconds."""
     INTERNAL_ERROR = "internal_error"
+
+
+class GameCode(enum.StrEnum):
+    """Codes of refused game actions: the engines' ``InvalidMove`` and ``IllegalMove``.
+
+    One enum for all five games, because the codes are shared: ``occupied``
+    means the same on an Ishido square, a Lines cell and a Mathable square.
+    Each member says which games raise it; ``protocol/games/<game>.md`` says
+    when. The first group is raised by every game, from the one place that
+    checks an action against the game's declared action schema and turn.
+    """
+
+    # malformed actions (InvalidMove), every game
+    UNKNOWN_ACTION = "unknown_action"
+    """The action is not a map, is empty, or its ``do`` names no action of the game."""
+    MISSING_FIELD = "missing_field"
+    """A field the action needs is absent (a map without ``do`` counts too)."""
+    BAD_FIELD = "bad_field"
+    """A field the action does not have, or one of the wrong type or out of its bounds."""
+    BAD_CELL = "bad_cell"
+    """A cell field that is not ``[row, col]`` of two integers on the board."""
+    BAD_SEAT = "bad_seat"
+    """A seat number the game does not have (games of several seats: Mathable)."""
+
+    # against the rules now (IllegalMove), every game
+    GAME_OVER = "game_over"
+    """Any action once the game is over."""
+    NOT_YOUR_TURN = "not_your_turn"
+    """A turn action from a seat that is not to move (in one-seat games: any seat but 0)."""
+
+    # against the rules now (IllegalMove), games with a clock that can stop
+    PAUSED = "paused"
+    """The game is paused (its player away, or asked): only ``resume`` is accepted."""
+    NOT_PAUSED = "not_paused"
+    """``resume`` while the game is not paused."""
+    NOT_PAUSABLE = "not_pausable"
+    """``pause`` in a game whose clock does not stop this way."""
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    """``undo`` with no move to take back."""
+
+    # against the rules now (IllegalMove), some games
+    OCCUPIED = "occupied"
+    """The target square or cell already holds something (Ishido, Lines, Mathable)."""
+    NO_MATCH = "no_match"
+    """The tiles or stones do not match (Ishido, Match-It, LinkSame)."""
+    NO_NEIGHBOUR = "no_neighbour"
+    """Ishido: the square has no occupied neighbour."""
+    EMPTY_SOURCE = "empty_source"
+    """Lines: no chip on the ``from`` cell."""
+    UNREACHABLE = "unreachable"
+    """Lines: no free path from ``from`` to ``to``."""
+    SAME_CELL = "same_cell"
+    """A pair names one cell twice (Match-It, LinkSame)."""
+    EMPTY_CELL = "empty_cell"
+    """A named cell holds no tile (Match-It, LinkSame)."""
+    NO_PATH = "no_path"
+    """LinkSame: no path of three segments joins the pair."""
+    TIME_UP = "time_up"
+    """Match-It: the sheet's time has run out (the clock step that follows plays the time-out)."""
+    NO_HELPS = "no_helps"
+    """Match-It: no helps left."""
+    NOT_IN_RACK = "not_in_rack"
+    """Mathable: a tile to place or exchange is not on the rack."""
+    NO_EQUATION = "no_equation"
+    """Mathable: the tile makes no equation on that square."""
+    NO_DRAW = "no_draw"
+    """Mathable: no extra draw earned this turn."""
+    BAG_EMPTY = "bag_empty"
+    """Mathable: an extra draw with the bag empty."""
+    ALREADY_PLACED = "already_placed"
+    """Mathable: an exchange after placing a tile this turn."""
+    BAG_TOO_SMALL = "bag_too_small"
+    """Mathable: an exchange of more tiles than the bag holds."""
 
 
 class ProtocolError(Exception):
     """A refused frame or request, carrying the wire ``code`` and a human message."""
 
-    def __init__(self, code: str, message: str, re: int | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, re: int | None = None, *, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.code = str(code)
         self.message = message
         self.re = re
+        self.retry_after = retry_after
+        """Seconds after which the same request may succeed (``unavailable``, ``rate_limited``)."""
 
     def to_message(self) -> dict[str, object]:
         """The ``error`` frame for this refusal."""
         msg: dict[str, object] = {"t": "error", "code": self.code, "message": self.message}
         if self.re is not None:
             msg["re"] = self.re
+        if self.retry_after is not None:
+            msg["retry_after"] = self.retry_after
         return msg

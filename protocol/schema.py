@@ -13,6 +13,7 @@ from typing import Any
 
 __all__ = [
     "CLIENT_MESSAGES",
+    "HISTORY_MAX",
     "MAX_DEPTH",
     "NAME_MAX",
     "SERVER_MESSAGES",
@@ -32,6 +33,12 @@ MAX_DEPTH = 8
 """Deepest nesting of maps and lists a client frame may have."""
 
 ROOM_ID_MAX = 64
+PAGE_MAX = 200
+"""The most rooms a ``rooms`` page (or players a ``leaderboard`` page) may hold: a page
+stays far under the frame limit."""
+HISTORY_MAX = 100
+"""The most rooms a ``history`` page may hold."""
+CURSOR_MAX = 256
 TEXT_MAX = 500
 SEQ_MAX = 2**53
 REQUEST_ID_MAX = 2**31 - 1
@@ -92,6 +99,9 @@ _ID = _f("id", Kind.INT, required=False, lo=0, hi=REQUEST_ID_MAX, doc="request i
 _RE = _f("re", Kind.INT, required=False, lo=0, hi=REQUEST_ID_MAX, doc="the id of the request")
 _ROOM = _f("room", Kind.STR, lo=1, hi=ROOM_ID_MAX, doc="room id")
 _SEQ_OPT = _f("seq", Kind.INT, required=False, lo=0, hi=SEQ_MAX)
+_COMPACT = _f(
+    "compact", Kind.BOOL, required=False, doc="this room's updates as patches (hello's by default)"
+)
 
 
 def _spec(t: str, doc: str, *fields: Field, one_of: tuple[str, ...] = ()) -> MessageSpec:
@@ -111,12 +121,24 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             _f("v", Kind.INT, lo=0, hi=2**16, doc="protocol version"),
             _f("name", Kind.STR, required=False, lo=1, hi=NAME_MAX),
             _f("token", Kind.STR, required=False, lo=1, hi=128),
+            _f("bot", Kind.BOOL, required=False, doc="a program plays: the host's bot budget"),
+            _f("compact", Kind.BOOL, required=False, doc="updates carry patches, not views"),
             one_of=("name", "token"),
         ),
         _spec(
             "rooms",
-            "List the public rooms, optionally of one game.",
+            "One page of the public rooms (by id), optionally of one game and one status.",
             _f("game", Kind.STR, required=False, lo=1, hi=32),
+            _f("status", Kind.STR, required=False, lo=1, hi=16, doc="waiting, playing or over"),
+            _f(
+                "limit",
+                Kind.INT,
+                required=False,
+                lo=1,
+                hi=PAGE_MAX,
+                doc="rooms a page, 50 by default",
+            ),
+            _f("cursor", Kind.STR, required=False, lo=1, hi=ROOM_ID_MAX, doc="a reply's next"),
         ),
         _spec(
             "create",
@@ -133,6 +155,7 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             _f("code", Kind.STR, required=False, lo=1, hi=64, doc="private room code"),
             _f("seat", Kind.INT, required=False, nullable=True, lo=0, hi=7),
             _SEQ_OPT,
+            _COMPACT,
             one_of=("room", "code"),
         ),
         _spec(
@@ -141,6 +164,7 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             _f("room", Kind.STR, required=False, lo=1, hi=ROOM_ID_MAX),
             _f("code", Kind.STR, required=False, lo=1, hi=64),
             _SEQ_OPT,
+            _COMPACT,
             one_of=("room", "code"),
         ),
         _spec(
@@ -150,12 +174,64 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             _f("action", Kind.MAP, lo=1, hi=16),
             _SEQ_OPT,
         ),
+        _spec(
+            "match",
+            "Quick-match: a seat in an open quick-match room of that game, or a new one.",
+            _f("game", Kind.STR, lo=1, hi=32),
+            _f(
+                "seats",
+                Kind.INT,
+                required=False,
+                lo=1,
+                hi=8,
+                doc="seat count, the least by default",
+            ),
+            _f("options", Kind.MAP, required=False, hi=32),
+            _f(
+                "bots_after",
+                Kind.INT,
+                required=False,
+                lo=0,
+                hi=3600,
+                doc="seconds before COMP bots take the open seats, 30 by default",
+            ),
+            _f("level", Kind.STR, required=False, lo=1, hi=16, doc="those bots' level, normal"),
+        ),
         _spec("leave", "Leave a room (a player keeps the seat).", _ROOM),
         _spec(
             "scores",
             "Read a high-score table.",
             _f("game", Kind.STR, lo=1, hi=32),
             _f("table", Kind.STR, required=False, lo=1, hi=64),
+            _f("bots", Kind.BOOL, required=False, doc="the bot programs' entries instead"),
+        ),
+        _spec(
+            "history",
+            "One page of a player's finished games (yours by default), newest first.",
+            _f("player", Kind.STR, required=False, lo=1, hi=NAME_MAX),
+            _f("game", Kind.STR, required=False, lo=1, hi=32),
+            _f("limit", Kind.INT, required=False, lo=1, hi=HISTORY_MAX, doc="20 by default"),
+            _f("cursor", Kind.STR, required=False, lo=1, hi=128, doc="a reply's next"),
+        ),
+        _spec(
+            "replay",
+            "A finished room just after its journal entry seq (1: the deal).",
+            _ROOM,
+            _f("seq", Kind.INT, lo=0, hi=SEQ_MAX),
+        ),
+        _spec(
+            "leaderboard",
+            "One page of a rated game's players, best rating first.",
+            _f("game", Kind.STR, lo=1, hi=32),
+            _f(
+                "limit",
+                Kind.INT,
+                required=False,
+                lo=1,
+                hi=PAGE_MAX,
+                doc="players a page, 50 by default",
+            ),
+            _f("cursor", Kind.STR, required=False, lo=1, hi=CURSOR_MAX, doc="a reply's next"),
         ),
         _spec("chat", "Say something to a room.", _ROOM, _f("text", Kind.STR, lo=1, hi=TEXT_MAX)),
         _spec("ping", "Liveness check."),
@@ -175,8 +251,21 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             _f("token", Kind.STR),
             _f("games", Kind.LIST),
             _f("rooms", Kind.LIST, doc="rooms where this player holds a seat"),
+            _f("limits", Kind.MAP, doc="what this connection may send: rate, burst, ..."),
+            _f("compact", Kind.BOOL, doc="whether updates come as patches (hello's compact)"),
+            _f(
+                "ratings",
+                Kind.MAP,
+                required=False,
+                doc="this player's rating in each rated game: rating, rd, games",
+            ),
         ),
-        _reply("rooms", "Room list.", _f("rooms", Kind.LIST)),
+        _reply(
+            "rooms",
+            "One page of the room list.",
+            _f("rooms", Kind.LIST),
+            _f("next", Kind.STR, nullable=True, doc="the cursor of the next page; nil: the last"),
+        ),
         _reply(
             "created",
             "A room was made.",
@@ -194,11 +283,12 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
         ),
         _reply(
             "update",
-            "An accepted action or clock step: events and the new view.",
+            "An accepted action or clock step: events and the new view, or a patch to the last.",
             _ROOM,
             _f("seq", Kind.INT),
             _f("events", Kind.LIST),
-            _VIEW,
+            _f("view", Kind.MAP, required=False, doc="the whole view"),
+            _f("patch", Kind.LIST, required=False, doc="compact: what changed since seq - 1"),
         ),
         _reply("left", "You left the room.", _ROOM),
         _reply(
@@ -211,6 +301,26 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             _f("status", Kind.STR),
             _f("options", Kind.MAP),
             _f("private", Kind.BOOL),
+            _f(
+                "suspended",
+                Kind.BOOL,
+                required=False,
+                doc="true while the room is restored from its journal after a store fault",
+            ),
+            _f(
+                "paused",
+                Kind.STR,
+                required=False,
+                nullable=True,
+                doc="away, player or unwatched while play stands still",
+            ),
+            _f(
+                "bots_at",
+                Kind.NUM,
+                required=False,
+                nullable=True,
+                doc="a quick-match room: when COMP bots take the seats still open",
+            ),
         ),
         _reply(
             "scores",
@@ -219,15 +329,55 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             _f("table", Kind.STR, nullable=True),
             _f("tables", Kind.LIST),
             _f("entries", Kind.LIST),
+            _f("bots", Kind.BOOL, required=False, doc="whether these are the bots' entries"),
             _f("mine", Kind.LIST, required=False, doc="your best in each table"),
+        ),
+        _reply(
+            "history",
+            "One page of a player's finished games, newest first.",
+            _f("player", Kind.STR, doc="whose games these are"),
+            _f("rooms", Kind.LIST),
+            _f("next", Kind.STR, nullable=True, doc="the cursor of the next page; nil: the last"),
+        ),
+        _reply(
+            "replayed",
+            "A finished room after one journal entry, as spectators saw it, and what was hidden.",
+            _ROOM,
+            _f("game", Kind.STR),
+            _f("players", Kind.LIST, doc="the seats' names"),
+            _f("seq", Kind.INT),
+            _f("last", Kind.INT, doc="the room's last seq: a replay goes from 1 to it"),
+            _f("events", Kind.LIST, doc="what the entry caused, every seat's events included"),
+            _VIEW,
+            _f("revealed", Kind.MAP, doc="what the view hid then: racks, coming colours..."),
+        ),
+        _reply(
+            "leaderboard",
+            "One page of a rated game's players, best rating first.",
+            _f("game", Kind.STR),
+            _f("entries", Kind.LIST, doc="each name, rating, rd, games"),
+            _f("next", Kind.STR, nullable=True, doc="the cursor of the next page; nil: the last"),
+            _f("mine", Kind.MAP, doc="your own rating, rd and games"),
         ),
         _reply("chat", "Someone spoke.", _ROOM, _f("from", Kind.STR), _f("text", Kind.STR)),
         _reply("pong", "Reply to ping."),
+        _reply(
+            "reconnect",
+            "This node is going away: reconnect to url (every node serves every room).",
+            _f("url", Kind.STR, doc="a ws:// or wss:// address of another node"),
+            _f("reason", Kind.STR, required=False),
+        ),
         _reply(
             "error",
             "A refusal; nothing changed.",
             _f("code", Kind.STR),
             _f("message", Kind.STR),
+            _f(
+                "retry_after",
+                Kind.NUM,
+                required=False,
+                doc="seconds to wait before sending the same request again",
+            ),
         ),
     )
 }

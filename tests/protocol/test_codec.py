@@ -6,8 +6,7 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from protocol import (
+from tilehall.protocol import (
     CLIENT_MESSAGES,
     MAX_DEPTH,
     SERVER_MESSAGES,

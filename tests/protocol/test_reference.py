@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from protocol import CLIENT_MESSAGES, SERVER_MESSAGES, ErrorCode, check, decode, encode
+from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES, ErrorCode, check, decode, encode
 
 DOC = (Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md").read_text()
 BLOCKS = re.findall(r"```json (client|server)\n(.*?)```", DOC, re.S)
@@ -40,7 +39,7 @@ def test_every_error_code_is_documented():
 
 
 def test_every_game_has_a_page():
-    from server.games import all_games
+    from tilehall.server.games import all_games
 
     for game in all_games():
         page = Path(__file__).resolve().parents[2] / "protocol" / "games" / f"{game.name}.md"
@@ -48,3 +47,14 @@ def test_every_game_has_a_page():
         assert f"games/{game.name}.md" in DOC
         for option in game.options:
             assert f"`{option.name}`" in page.read_text(), (game.name, option.name)
+
+
+def test_the_documented_patch_turns_the_documented_view_into_the_result():
+    from tilehall.protocol.patch import apply, diff
+
+    [view] = re.findall(r"```json view\n(.*?)```", DOC, re.S)
+    [patch] = re.findall(r"```json patch\n(.*?)```", DOC, re.S)
+    [result] = re.findall(r"```json result\n(.*?)```", DOC, re.S)
+    view, patch, result = json.loads(view), json.loads(patch), json.loads(result)
+    assert apply(view, patch) == result
+    assert apply(view, diff(view, result)) == result
