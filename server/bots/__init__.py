@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import importlib
 
-from server.bots.base import Bot
+from tilehall.server.bots.base import Bot
 
 __all__ = ["Bot", "bot_levels", "find_bot"]
 
 _MODULES: dict[str, str] = {
-    "mathable": "server.bots.mathable",
-    "matchit": "server.bots.matchit",
-    "linksame": "server.bots.linksame",
-    "lines": "server.bots.lines",
-    "ishido": "server.bots.ishido",
+    "mathable": "tilehall.server.bots.mathable",
+    "matchit": "tilehall.server.bots.matchit",
+    "linksame": "tilehall.server.bots.linksame",
+    "lines": "tilehall.server.bots.lines",
+    "ishido": "tilehall.server.bots.ishido",
 }
 
 

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from server.bots.base import Bot
-from server.games.ishido import (
+from tilehall.protocol import Status
+from tilehall.server.bots.base import Bot
+from tilehall.server.games.ishido import (
     COLS,
     DIRECTIONS,
     ROWS,
@@ -42,7 +43,7 @@ Square = tuple[int, int]
 
 def _my_turn(view: dict[str, Any]) -> bool:
     return (
-        view.get("status") == "playing"
+        view.get("status") == Status.PLAYING
         and view.get("seat") is not None
         and view.get("to_move") == view.get("seat")
         and bool(view.get("legal"))

@@ -29,8 +29,9 @@ import time
 from functools import cache
 from typing import Any, ClassVar, NamedTuple
 
-from server.bots.base import Bot
-from server.games.lines import LINE_DIRECTIONS, line_points
+from tilehall.protocol import Status
+from tilehall.server.bots.base import Bot
+from tilehall.server.games.lines import LINE_DIRECTIONS, line_points
 
 __all__ = ["BOTS", "EasyLinesBot", "Geometry", "LinesBot", "geometry"]
 
@@ -163,7 +164,7 @@ class LinesBot(Bot):
 
     def choose(self, view: dict[str, Any]) -> dict[str, Any] | None:
         """Return the move this bot likes best, or None when it cannot move."""
-        if view.get("status") != "playing" or view.get("to_move") != view.get("seat"):
+        if view.get("status") != Status.PLAYING or view.get("to_move") != view.get("seat"):
             return None
         start = time.perf_counter()
         width, height = view["width"], view["height"]

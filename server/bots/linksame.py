@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from server.bots.base import Bot
-from server.bots.shisensho import ShisenBot
-from server.games.shisensho import MatchKey, Movement, identity_key, movement
+from tilehall.server.bots.base import Bot
+from tilehall.server.bots.shisensho import ShisenBot
+from tilehall.server.games.shisensho import MatchKey, Movement, identity_key, movement
 
 __all__ = ["BOTS", "LinkSameBot"]
 

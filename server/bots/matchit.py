@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from server.bots.base import Bot
-from server.bots.shisensho import ShisenBot
-from server.games.matchit import match_key
-from server.games.shisensho import MatchKey, Movement
+from tilehall.server.bots.base import Bot
+from tilehall.server.bots.shisensho import ShisenBot
+from tilehall.server.games.matchit import match_key
+from tilehall.server.games.shisensho import MatchKey, Movement
 
 __all__ = ["BOTS", "MatchItBot"]
 

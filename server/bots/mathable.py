@@ -30,8 +30,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from server.bots.base import Bot
-from server.games.mathable import (
+from tilehall.protocol import Status
+from tilehall.server.bots.base import Bot
+from tilehall.server.games.mathable import (
     FULL_TURN,
     FULL_TURN_BONUS,
     OPERATORS,
@@ -323,7 +324,7 @@ def _flat(node: _Node) -> list[int]:
 
 
 def _my_turn(view: dict[str, Any]) -> bool:
-    return view.get("status") == "playing" and view.get("to_move") == view.get("seat")
+    return view.get("status") == Status.PLAYING and view.get("to_move") == view.get("seat")
 
 
 def _place(tile: int, at: tuple[int, int]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The Shisen-Sho bot shared by Match-It and LinkSame: clear the board with the solver.
 
 A bot sees the seat's view: the board, and for LinkSame the stage (hence the
-movement rule). It asks :func:`server.games.shisensho.solve` for a clearing and
+movement rule). It asks :func:`tilehall.server.games.shisensho.solve` for a clearing and
 plays its first pair, one pair per :meth:`ShisenBot.choose`. The rest of the
 clearing is kept as a plan: while the next view shows exactly the board the
 plan expects, the next pair comes without searching again. A board the solver
@@ -18,8 +18,9 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from server.bots.base import Bot
-from server.games.shisensho import (
+from tilehall.protocol import Status
+from tilehall.server.bots.base import Bot
+from tilehall.server.games.shisensho import (
     Board,
     MatchKey,
     Move,
@@ -63,7 +64,7 @@ class ShisenBot(Bot):
 
     def choose(self, view: dict[str, Any]) -> dict[str, Any] | None:
         """The next pair to remove, or None when the game is over or not this seat's."""
-        if view.get("status") != "playing" or view.get("to_move") != view.get("seat"):
+        if view.get("status") != Status.PLAYING or view.get("to_move") != view.get("seat"):
             return None
         board: Board = [list(row) for row in view["board"]]
         rule = self.rule(view)

@@ -5,25 +5,41 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from server.games.base import Game, IllegalMove, InvalidMove, Option, OptionError, Status
+from tilehall.server.games.actions import ActionField, ActionSpec
+from tilehall.server.games.base import (
+    Game,
+    GameError,
+    IllegalMove,
+    InvalidMove,
+    Option,
+    OptionError,
+    PositionError,
+    SoloGame,
+    Status,
+)
 
 __all__ = [
+    "ActionField",
+    "ActionSpec",
     "Game",
+    "GameError",
     "IllegalMove",
     "InvalidMove",
     "Option",
     "OptionError",
+    "PositionError",
+    "SoloGame",
     "Status",
     "all_games",
     "find_game",
 ]
 
 _REGISTRY: dict[str, str] = {
-    "mathable": "server.games.mathable:Mathable",
-    "matchit": "server.games.matchit:MatchIt",
-    "linksame": "server.games.linksame:LinkSame",
-    "lines": "server.games.lines:Lines",
-    "ishido": "server.games.ishido:Ishido",
+    "mathable": "tilehall.server.games.mathable:Mathable",
+    "matchit": "tilehall.server.games.matchit:MatchIt",
+    "linksame": "tilehall.server.games.linksame:LinkSame",
+    "lines": "tilehall.server.games.lines:Lines",
+    "ishido": "tilehall.server.games.ishido:Ishido",
 }
 
 

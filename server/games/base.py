@@ -6,27 +6,38 @@ clock (the room passes ``now``, seconds as a float) and never touches module-lev
 seat count, seed, start time and list of ``(seat, action, now)`` an engine reaches
 the same state; crash recovery, replays and tests rest on that.
 
-Two kinds of refusal are kept apart (as python-chess does):
+Every game declares its actions in a handler table (:mod:`.actions`): each
+action's fields with their types and bounds, and the method that plays it.
+:meth:`Game.act` is the one place that refuses what every game refuses - a
+malformed action (:meth:`Game.normalize`), a seat the game does not have, any
+action once the game is over, an action out of turn - and then hands the
+normalised action to the game's handler. Refusals are :class:`InvalidMove`
+(the client spoke badly) and :class:`IllegalMove` (against the rules now), each
+with a stable :class:`~tilehall.protocol.GameCode` (see :mod:`.errors`).
 
-* :class:`InvalidMove` - the action is malformed (missing field, wrong type, a
-  square off the board). The client spoke badly.
-* :class:`IllegalMove` - the action is well formed but the rules forbid it now.
-
-Both carry a stable snake_case ``code`` that goes on the wire and a message that
-quotes the offending input. An engine that raises has changed nothing.
+Each engine also has a ``from_position`` classmethod that builds it in a given
+state, as python-chess builds a board from a FEN, for tests and tools; it
+checks what it is given and raises :class:`PositionError`.
 """
 
 from __future__ import annotations
 
+import copy
 import enum
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
+
+from tilehall.protocol import GameCode, Status
+from tilehall.server.games.actions import Action, ActionSpec, quote
+from tilehall.server.games.errors import GameError, IllegalMove, InvalidMove
 
 __all__ = [
+    "PAUSE_ACTIONS",
     "TICK",
+    "UNDO_ACTION",
     "Action",
     "Event",
     "Game",
@@ -35,15 +46,12 @@ __all__ = [
     "InvalidMove",
     "Option",
     "OptionError",
+    "Pause",
+    "PositionError",
     "ScoreEntry",
+    "SoloGame",
     "Status",
-    "require",
-    "require_cell",
-    "require_int",
 ]
-
-Action = dict[str, Any]
-"""One player action: a small msgpack-able map whose ``do`` names the move."""
 
 Event = dict[str, Any]
 """What happened: a map whose ``e`` names the event.
@@ -58,29 +66,13 @@ TICK: Action = {"do": "_tick"}
 """The journal's record of a clock step: replay calls ``advance(now)`` for it."""
 
 
-class Status(enum.StrEnum):
-    """A room's lifecycle, as shown in every view."""
+class Pause(enum.StrEnum):
+    """Why a game's clock is stopped (a view's ``paused``)."""
 
-    WAITING = "waiting"
-    PLAYING = "playing"
-    OVER = "over"
-
-
-class GameError(Exception):
-    """A refused action; ``code`` is stable and goes on the wire."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-class InvalidMove(GameError):
-    """The action is malformed: the client spoke badly."""
-
-
-class IllegalMove(GameError):
-    """The action is well formed but against the rules at this moment."""
+    AWAY = "away"
+    """Its player has no connection in the room (the room pauses it, and resumes it on return)."""
+    PLAYER = "player"
+    """Its player asked (``{"do": "pause"}``); only they resume it."""
 
 
 class OptionError(ValueError):
@@ -90,6 +82,10 @@ class OptionError(ValueError):
         super().__init__(message)
         self.option = option
         self.message = message
+
+
+class PositionError(ValueError):
+    """A position given to ``from_position`` that the engine cannot hold."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -178,6 +174,9 @@ class Game(ABC):
       "all human players vote to quit");
     * :meth:`act` for each player action, :meth:`advance` at :meth:`next_deadline`;
     * :meth:`view` for each audience after every accepted action.
+
+    A subclass declares its actions in :attr:`actions` and writes one handler
+    per action; it never parses an action or repeats the standard refusals.
     """
 
     name: ClassVar[str]
@@ -187,6 +186,18 @@ class Game(ABC):
     min_seats: ClassVar[int] = 1
     max_seats: ClassVar[int] = 1
     options: ClassVar[tuple[Option, ...]] = ()
+    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = {}
+    """The handler table: every action by its ``do``, with its schema and handler."""
+    pausable: ClassVar[bool] = False
+    """Its clock can stop (:meth:`pause`): the time paused does not count."""
+    hidden_when_paused: ClassVar[tuple[str, ...]] = ()
+    """View fields shown as null while paused, so that a pause cannot be used to study
+    the position (as KShisen hides its board)."""
+
+    # Class-level starting values, so that an engine built by from_position (which
+    # skips __init__) starts from them too.
+    _paused: Pause | None = None
+    _paused_at: float = 0.0
 
     def __init__(
         self,
@@ -205,6 +216,32 @@ class Game(ABC):
             )
         self.seats = seats
         self.rng = rng
+
+    @classmethod
+    def _bare(
+        cls,
+        *,
+        options: Mapping[str, Any] | None,
+        seats: int,
+        rng: random.Random | None,
+        now: float,
+        bots: frozenset[int] = frozenset(),
+    ) -> Self:
+        """An engine with only the common settings made: ``from_position`` adds the state.
+
+        The game's own ``__init__`` is skipped because it deals: it would draw
+        from ``rng`` what the position already says.
+        """
+        game = cls.__new__(cls)
+        Game.__init__(
+            game,
+            options=options or {},
+            seats=seats,
+            rng=rng if rng is not None else random.Random(0),
+            now=now,
+            bots=bots,
+        )
+        return game
 
     # -- class-level helpers -------------------------------------------------
 
@@ -230,13 +267,55 @@ class Game(ABC):
             "min_seats": cls.min_seats,
             "max_seats": cls.max_seats,
             "options": [o.describe() for o in cls.options],
+            "actions": [a.describe() for a in cls.actions.values()],
         }
+
+    @classmethod
+    def normalize(cls, action: Any) -> Action:
+        """``action`` checked against the game's schema, with only its declared fields.
+
+        Pure: it reads no state, so the room can journal the result before (and
+        whatever) the engine decides. Fields come in canonical types (a cell is
+        a 2-list of ints), optional fields left out when absent or null.
+        ``act`` accepts exactly what this accepts, in either form.
+
+        Raises:
+            InvalidMove: ``unknown_action`` when ``action`` is not a map, is
+                empty, or its ``do`` is not one of the game's actions (the
+                room's own ``_start`` and ``_tick`` are not); ``missing_field``
+                when a non-empty map has no ``do`` or lacks a required field;
+                ``bad_field`` for an undeclared field or a declared one of the
+                wrong type or out of bounds (``bad_cell`` for cells).
+        """
+        return cls._parse(action)[1]
+
+    @classmethod
+    def _parse(cls, action: Any) -> tuple[ActionSpec[Any], Action]:
+        if type(action) is not dict and not isinstance(action, Mapping):
+            raise InvalidMove(GameCode.UNKNOWN_ACTION, f"an action is a map, not {quote(action)}")
+        if "do" not in action:
+            if not action:
+                raise InvalidMove(GameCode.UNKNOWN_ACTION, "an empty map names no action")
+            raise InvalidMove(
+                GameCode.MISSING_FIELD, f"an action needs 'do', one of {', '.join(cls.actions)}"
+            )
+        do = action["do"]
+        spec = cls.actions.get(do) if isinstance(do, str) else None
+        if spec is None:
+            raise InvalidMove(GameCode.UNKNOWN_ACTION, f"{cls.title} has no action {quote(do)}")
+        return spec, spec.normalize(action)
 
     # -- the contract ----------------------------------------------------------
 
-    @abstractmethod
     def act(self, seat: int, action: Action, now: float) -> list[Event]:
         """Apply one action of ``seat`` at time ``now``.
+
+        The refusals every game shares come first, in this order: the action
+        (:meth:`normalize`), the seat (``bad_seat`` in games of several seats;
+        in a one-seat game any other seat is simply not to move), the end
+        (``game_over``), the turn (``not_your_turn``, for actions only the seat
+        to move may send), then the game's own (:meth:`_check_action`, then the
+        handler's).
 
         Returns:
             The events that say exactly what happened.
@@ -247,14 +326,151 @@ class Game(ABC):
                 out of turn, code ``not_your_turn``, and acting after the end,
                 code ``game_over``).
         """
+        spec, action = self._parse(action)
+        if self.max_seats > 1 and not (
+            isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self.seats
+        ):
+            raise InvalidMove(
+                GameCode.BAD_SEAT,
+                f"{self.title} has seats 0 to {self.seats - 1}, not {quote(seat)}",
+            )
+        if self.status is Status.OVER:
+            raise IllegalMove(GameCode.GAME_OVER, "the game is over")
+        if self._paused is not None and spec.do != "resume":
+            raise IllegalMove(GameCode.PAUSED, f"the game is paused ({self._paused}); resume it")
+        if spec.turn and seat != self.to_move:
+            raise IllegalMove(GameCode.NOT_YOUR_TURN, self._not_your_turn(seat))
+        self._check_action(seat, spec, now)
+        return spec.handler(self, seat, action, now)
+
+    def _not_your_turn(self, seat: int) -> str:
+        if self.max_seats == 1:
+            return f"{self.title} has one seat, 0, not {quote(seat)}"
+        return f"it is seat {self.to_move}'s turn, not {quote(seat)}'s"
+
+    def _check_action(self, seat: int, spec: ActionSpec[Any], now: float) -> None:
+        """Refuse what this game forbids for every action at ``now``; by default, nothing.
+
+        Runs after the standard refusals, before the handler (Match-It's
+        ``time_up``). Raises :class:`IllegalMove`.
+        """
+        return
 
     def advance(self, now: float) -> list[Event]:
         """Let the clock run to ``now``; return what it caused (time-outs...)."""
         return []
 
+    # -- journal entries: how a room, and anything replaying its journal, drives an engine --
+
+    def apply_entry(self, seat: int | None, action: Action, now: float) -> list[Event]:
+        """Apply one journal entry after the start: a seat's action, or one of the room's own
+        (``_tick``: let the clock run; ``_pause``/``_resume``; ``_standin``/``_standback``).
+
+        Raises:
+            GameError: the engine refused (nothing changed).
+            ValueError: an entry of the room's own that this engine does not know.
+        """
+        if seat is None:
+            events = self._room_entry(action, now)
+        else:
+            do = action.get("do")
+            spec = self.actions.get(do) if isinstance(do, str) else None
+            if spec is not None:  # an entry of an older journal may carry fields ignored then
+                action = spec.declared(action)
+            events = self.act(seat, action, now)
+        self._entered(seat, action, now)
+        return events
+
+    def _room_entry(self, action: Action, now: float) -> list[Event]:
+        do = action.get("do")
+        if do == "_tick":
+            return self.advance(now)
+        if do == "_pause":
+            return self.pause(now, Pause(action["why"]))
+        if do == "_resume":
+            return self.resume(now)
+        if do == "_standin":
+            return self.stand_in(int(action["seat"]), now)
+        if do == "_standback":
+            return self.stand_back(int(action["seat"]), now)
+        raise ValueError(f"journal entry {action!r} has no seat")
+
+    def _entered(self, seat: int | None, action: Action, now: float) -> None:  # noqa: B027
+        """An entry was applied (a game that can take moves back keeps them); a hook."""
+
+    # -- pausing the clock: the room does it for an absent player, a player may ask ----
+
+    @property
+    def paused(self) -> Pause | None:
+        """Why the clock is stopped, or None while it runs."""
+        return self._paused
+
+    def pause(self, now: float, why: Pause) -> list[Event]:
+        """Stop the game's clock at ``now``: no deadline falls due, nothing but ``resume``
+        is accepted, and the view hides :attr:`hidden_when_paused`.
+
+        Raises:
+            IllegalMove: ``not_pausable``, ``game_over``, or ``paused`` (already).
+        """
+        if not self.pausable:
+            raise IllegalMove(GameCode.NOT_PAUSABLE, f"{self.title} is not paused this way")
+        if self.status is Status.OVER:
+            raise IllegalMove(GameCode.GAME_OVER, "the game is over")
+        if self._paused is not None:
+            raise IllegalMove(GameCode.PAUSED, f"the game is paused already ({self._paused})")
+        events = self.advance(now)  # the time before the pause counts: what fell due, falls
+        if self.result() is not None:  # ...and it ended the game
+            return events
+        self._paused, self._paused_at = why, now
+        self._clock_stops(now)
+        return [*events, {"e": "paused", "why": why.value}]
+
+    def resume(self, now: float) -> list[Event]:
+        """Start the clock again: every deadline moves on by the time paused.
+
+        Raises:
+            IllegalMove: ``not_paused``.
+        """
+        if self._paused is None:
+            raise IllegalMove(GameCode.NOT_PAUSED, "the game is not paused")
+        gap = max(0.0, now - self._paused_at)
+        self._paused = None
+        self._clock_resumes(now, gap)
+        return [{"e": "resumed", "paused_for": round(gap, 3)}]
+
+    def stand_in(self, seat: int, now: float) -> list[Event]:
+        """A COMP stand-in plays ``seat`` for its away player (games of several players)."""
+        raise IllegalMove(GameCode.NOT_PAUSABLE, f"{self.title} has no stand-ins")
+
+    def stand_back(self, seat: int, now: float) -> list[Event]:
+        """``seat``'s player takes the seat back from its stand-in."""
+        raise IllegalMove(GameCode.NOT_PAUSABLE, f"{self.title} has no stand-ins")
+
+    @property
+    def stood_in_seats(self) -> frozenset[int]:
+        """Seats a COMP stand-in plays now."""
+        return frozenset()
+
+    @property
+    def ever_stood_in(self) -> frozenset[int]:
+        """Seats a stand-in played at some time in this game: their players' ratings stay."""
+        return self.stood_in_seats
+
+    def _clock_stops(self, now: float) -> None:  # noqa: B027 (optional hook: most have none)
+        """A pause began at ``now`` (the engine keeps its own idea of the time)."""
+
+    def _clock_resumes(self, now: float, gap: float) -> None:  # noqa: B027 (an optional hook)
+        """The clock runs again after ``gap`` seconds: move every deadline on by it."""
+
     def next_deadline(self) -> float | None:
         """The next ``now`` at which :meth:`advance` would do something, if any."""
         return None
+
+    @property
+    def clock_runs(self) -> bool:
+        """Time counts in this game now (a pause would stop something): by default, while a
+        deadline is set. A Mathable game without a turn clock has nothing to stop."""
+        return self.next_deadline() is not None
 
     @property
     @abstractmethod
@@ -291,6 +507,24 @@ class Game(ABC):
         """High-score claims of a finished game; empty when none is eligible."""
         return []
 
+    @classmethod
+    def tables(cls) -> list[str]:
+        """Every high-score table this game can fill, default first (``scores`` lists them
+        all, empty or not)."""
+        return []
+
+    def revealed(self) -> dict[str, Any]:
+        """What a spectator's view hides now and a replay of the finished game shows.
+
+        The game is over when a replay is asked for, so nothing is left to hide:
+        the board a pause covers here, other players' racks and coming colours in
+        the games that have them.
+        """
+        if self._paused is None or not self.hidden_when_paused:
+            return {}
+        state = self.state_view(None)
+        return {key: state[key] for key in self.hidden_when_paused if key in state}
+
     def view(self, seat: int | None) -> dict[str, Any]:
         """The full view: the common fields of the wire outline, then the game's own."""
         out: dict[str, Any] = {
@@ -301,42 +535,167 @@ class Game(ABC):
             "seat": seat,
         }
         out.update(self.state_view(seat))
+        if self.pausable:
+            out["paused"] = None if self._paused is None else self._paused.value
+            if self._paused is not None:
+                for key in self.hidden_when_paused:
+                    out[key] = None
         if self.status is Status.OVER:
             out["result"] = self.result()
         return out
 
 
-# -- action parsing helpers: every engine validates its input the same way ---------
+class SoloGame(Game):
+    """A game of one seat: seat 0 is to move from the start until the game ends.
+
+    Match-It, LinkSame, Lines and Ishido keep their score in ``_score`` and
+    set ``_end`` to their own end reason (a :class:`enum.StrEnum`) when the
+    game ends; the status, the seat to move and the scores follow from these.
+    """
+
+    min_seats: ClassVar[int] = 1
+    max_seats: ClassVar[int] = 1
+
+    # Class-level starting values, so that an engine built by from_position
+    # (which skips __init__) starts from them too.
+    _score: int = 0
+    _end: enum.StrEnum | None = None
+
+    @property
+    def status(self) -> Status:
+        """``OVER`` once an end reason is set."""
+        return Status.PLAYING if self._end is None else Status.OVER
+
+    @property
+    def to_move(self) -> int | None:
+        """Seat 0 while playing."""
+        return 0 if self._end is None else None
+
+    @property
+    def scores(self) -> list[int]:
+        """The one seat's score."""
+        return [self._score]
+
+    # -- undo: the last move taken back exactly -------------------------------------
+    #
+    # The engine keeps the journal entries applied to it (apply_entry) and, every
+    # CHECKPOINT_EVERY entries, a copy of its state. Undo rebuilds the game from the
+    # last copy before the move, replaying every later entry but that move: what
+    # followed it (a clock step, a pause) still happens, the random stream is
+    # exactly where it was before the move (so Lines' next throw is what it was),
+    # and nothing costs a player's move until someone undoes.
+
+    undo_moves: ClassVar[frozenset[str]] = frozenset()
+    """The actions ``undo`` takes back (a Lines move, an Ishido stone, a pair); empty:
+    the game has no ``undo``."""
+    _undos: int = 0
+    _entries: list[tuple[int | None, Action, float]] | None = None
+    _checkpoints: list[tuple[int, dict[str, Any]]] | None = None
+
+    def apply_entry(self, seat: int | None, action: Action, now: float) -> list[Event]:
+        if self.undo_moves and self._entries is None:  # the state as dealt: the first copy
+            self._checkpoints = [(0, self._state())]
+            self._entries = []
+        return super().apply_entry(seat, action, now)
+
+    def _entered(self, seat: int | None, action: Action, now: float) -> None:
+        if self._entries is None or action.get("do") == "undo":
+            return  # undo rewrote the entries itself
+        self._entries.append((seat, action, now))
+        assert self._checkpoints is not None
+        if len(self._entries) % CHECKPOINT_EVERY == 0:
+            self._checkpoints.append((len(self._entries), self._state()))
+            if len(self._checkpoints) > CHECKPOINTS_KEPT:
+                del self._checkpoints[1]  # keep the first: any undo can start from it
+
+    def _state(self) -> dict[str, Any]:
+        """A copy of everything but the bookkeeping of undo itself."""
+        skip = ("_entries", "_checkpoints")
+        return copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in skip})
+
+    @property
+    def undos(self) -> int:
+        """Moves taken back in this game: one is enough to keep it off the record tables."""
+        return self._undos
+
+    def score_entries(self) -> list[ScoreEntry]:
+        """A game with a move taken back enters no record table (a hinted Mathable neither)."""
+        return [] if self._undos else self._score_entries()
+
+    def _score_entries(self) -> list[ScoreEntry]:
+        """The game's own claims, for a game played without undo."""
+        return []
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        out = super().view(seat)
+        if self.undo_moves:
+            out["undos"] = self._undos
+        return out
+
+    def _undo(self, now: float) -> list[Event]:
+        """Take back the last of :attr:`undo_moves` exactly.
+
+        Raises:
+            IllegalMove: ``nothing_to_undo`` (no move yet, or the engine was made
+                from a position rather than dealt).
+        """
+        entries = self._entries or []
+        moves = [
+            i
+            for i, (seat, action, _) in enumerate(entries)
+            if seat is not None and action.get("do") in self.undo_moves
+        ]
+        if not moves or self._checkpoints is None:
+            raise IllegalMove(GameCode.NOTHING_TO_UNDO, "there is no move to take back")
+        target = moves[-1]
+        kept = entries[:target] + entries[target + 1 :]
+        start, state = max((c for c in self._checkpoints if c[0] <= target), key=lambda c: c[0])
+        rebuilt = type(self).__new__(type(self))
+        rebuilt.__dict__.update(copy.deepcopy(state))
+        rebuilt._entries = kept[:start]
+        rebuilt._checkpoints = [c for c in self._checkpoints if c[0] <= start]
+        for seat, action, at in kept[start:]:
+            rebuilt.apply_entry(seat, action, at)
+        rebuilt._undos = self._undos + 1
+        undone = entries[target][1]
+        self.__dict__.clear()
+        self.__dict__.update(rebuilt.__dict__)
+        return [{"e": "undone", "action": dict(undone), "undos": self._undos}]
 
 
-def require(action: Mapping[str, Any], key: str) -> Any:
-    """Return ``action[key]`` or raise ``InvalidMove('missing_field')``."""
-    if key not in action:
-        raise InvalidMove("missing_field", f"action {action.get('do')!r} needs {key!r}")
-    return action[key]
+CHECKPOINT_EVERY = 64
+"""Entries between two copies of a game's state kept for undo."""
+CHECKPOINTS_KEPT = 4
+"""Copies kept: the first (as dealt) and the latest ones; an undo further back than the
+latest starts from an earlier one."""
 
 
-def require_int(action: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
-    """Return an int field within ``lo..hi`` inclusive, or raise :class:`InvalidMove`."""
-    value = require(action, key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidMove("bad_field", f"{key!r} must be an integer, not {value!r}")
-    if not lo <= value <= hi:
-        raise InvalidMove("bad_field", f"{key!r} must be between {lo} and {hi}, not {value}")
-    return value
+def _act_undo(game: SoloGame, seat: int, action: Action, now: float) -> list[Event]:
+    return game._undo(now)
 
 
-def require_cell(action: Mapping[str, Any], key: str, rows: int, cols: int) -> tuple[int, int]:
-    """Return ``[row, col]`` as a tuple, or raise ``InvalidMove('bad_cell')``."""
-    value = require(action, key)
-    if (
-        not isinstance(value, Sequence)
-        or isinstance(value, str | bytes)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise InvalidMove("bad_cell", f"{key!r} must be [row, col], not {value!r}")
-    r, c = value
-    if not (0 <= r < rows and 0 <= c < cols):
-        raise InvalidMove("bad_cell", f"{key!r} {[r, c]} is off the {rows}x{cols} board")
-    return (r, c)
+UNDO_ACTION: ActionSpec[Any] = ActionSpec(
+    do="undo",
+    handler=_act_undo,
+    doc="take back your last move exactly (the game then stays off the record tables)",
+)
+"""Undo, for the handler table of a game with :attr:`SoloGame.undo_moves`."""
+
+
+def _act_pause(game: Game, seat: int, action: Action, now: float) -> list[Event]:
+    return game.pause(now, Pause.PLAYER)
+
+
+def _act_resume(game: Game, seat: int, action: Action, now: float) -> list[Event]:
+    return game.resume(now)
+
+
+PAUSE_ACTIONS: tuple[ActionSpec[Any], ...] = (
+    ActionSpec(
+        do="pause",
+        handler=_act_pause,
+        doc="stop the clock; the board is hidden until you resume",
+    ),
+    ActionSpec(do="resume", handler=_act_resume, doc="start the clock again after a pause"),
+)
+"""The player's own pause and resume, for the handler table of a pausable game."""

@@ -16,22 +16,23 @@ from nothing but a view.
 
 from __future__ import annotations
 
+import enum
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, ClassVar, NamedTuple
 
-from server.games.base import (
-    Action,
+from tilehall.protocol import GameCode
+from tilehall.server.games.actions import Action, ActionSpec, action_table, cell_field
+from tilehall.server.games.base import (
+    UNDO_ACTION,
     Event,
-    Game,
     IllegalMove,
-    InvalidMove,
     Option,
+    PositionError,
     ScoreEntry,
-    Status,
-    require_cell,
+    SoloGame,
 )
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "START_SQUARES",
     "SYMBOLS",
     "Board",
+    "EndReason",
     "Ishido",
     "Stone",
     "Value",
@@ -345,13 +347,23 @@ def _describe_failure(stone: Stone, around: Sequence[tuple[int, Stone]], touchin
     return text
 
 
-class Ishido(Game):
+class EndReason(enum.StrEnum):
+    """Why a game ended (the view's ``result.won`` says which)."""
+
+    WON = "won"
+    """Every stone was placed."""
+    STUCK = "stuck"
+    """The stone just drawn fits nowhere."""
+    QUIT = "quit"
+    """The player stopped: the score as it stands, no end bonus."""
+
+
+class Ishido(SoloGame):
     """The Ishido engine (one seat)."""
 
     name: ClassVar[str] = "ishido"
     title: ClassVar[str] = "Ishido"
-    min_seats: ClassVar[int] = 1
-    max_seats: ClassVar[int] = 1
+    undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="scoring",
@@ -371,6 +383,10 @@ class Ishido(Game):
         ),
     )
 
+    _end: EndReason | None
+    pouch: list[Stone]
+    """The stones still to draw; the next one is the last."""
+
     def __init__(
         self,
         *,
@@ -381,24 +397,89 @@ class Ishido(Game):
         bots: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
+        self._settle()
+        self.pouch = full_set()
+        self._deal_opening()
+        self.rng.shuffle(self.pouch)
+        self._draw()
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Sequence[Sequence[Sequence[int] | None]],
+        current: Sequence[int],
+        pouch: Sequence[Sequence[int]] = (),
+        *,
+        score: int = 0,
+        fourways: int = 0,
+        placed: int = 0,
+        helps: int = 0,
+        options: Mapping[str, Any] | None = None,
+        rng: random.Random | None = None,
+        now: float = 0.0,
+    ) -> Ishido:
+        """A game in play with ``current`` to place on ``board``, for tests and tools.
+
+        Args:
+            board: 8 rows of 12 squares, each None or ``[colour, symbol]`` (0..5
+                each), as a view's ``board``.
+            current: the stone to place, ``[colour, symbol]``. It need not fit
+                anywhere: a position is a test bench, and the rules then refuse
+                every square (a real game would have ended at its draw).
+            pouch: the stones still to draw, first drawn first.
+            score, fourways, placed, helps: the counters, as in the view.
+            options: ``scoring`` and ``four_way``.
+            rng: the game's random stream from here on (Ishido draws none after
+                the opening: the pouch order is given).
+            now: unused by Ishido, taken for the common signature.
+
+        The stones need not make a set a real game could reach (a test may put
+        four identical stones around a square).
+
+        Raises:
+            PositionError: the position breaks one of the above.
+            OptionError: an option is unknown or out of bounds.
+        """
+        game = cls._bare(options=options, seats=1, rng=rng, now=now)
+        game._settle()
+        if len(board) != ROWS or any(len(row) != COLS for row in board):
+            raise PositionError(f"an Ishido board has {ROWS} rows of {COLS} squares")
+        stones = [[None if s is None else _stone(s) for s in row] for row in board]
+        if min(score, fourways, placed, helps) < 0:
+            raise PositionError(
+                f"score {score}, fourways {fourways}, placed {placed}, helps {helps} are counts"
+            )
+        for r, row in enumerate(stones):
+            for c, stone in enumerate(row):
+                if stone is not None:
+                    game._put(r, c, stone)
+        game.pouch = [_stone(s) for s in reversed(pouch)]
+        game.current = _stone(current)
+        game.legal = game._legal(game.current)
+        game._score, game.fourways, game.placed, game.helps = score, fourways, placed, helps
+        return game
+
+    def _settle(self) -> None:
+        """The settings, and an empty board with nothing drawn."""
         self.scoring: str = self.opts["scoring"]
         self.touching: bool = self.opts["four_way"] == "touching"
         self.board: Board = [[None] * COLS for _ in range(ROWS)]
         self._around: dict[tuple[int, int], tuple[int, ...]] = {}
-        self.pouch: list[Stone] = full_set()
-        self._deal_opening()
-        self.rng.shuffle(self.pouch)
+        self.pouch = []
         self.current: Stone | None = None
         self.legal: list[tuple[int, int]] = []
-        self.score = 0
+        self._score = 0
         self.fourways = 0
         self.placed = 0
         self.helps = 0
         self.last: dict[str, Any] | None = None
         self.end_bonus = 0
-        self.won = False
-        self._over = False
-        self._draw()
+        self._end = None
+
+    @property
+    def won(self) -> bool:
+        """True once every stone is placed."""
+        return self._end is EndReason.WON
 
     # -- setup and flow ----------------------------------------------------------
 
@@ -432,23 +513,17 @@ class Ishido(Game):
                 # seen from there, this stone lies the opposite way: d ^ 1
                 around[square] = tuple(sorted((*around.get(square, ()), (d ^ 1) << 6 | kind)))
 
-    def _set_board(self, board: Board) -> None:
-        """Replace the whole board (for staged positions) and rebuild ``_around``."""
-        self.board = board
-        self._around = {}
-        for r, row in enumerate(board):
-            for c, here in enumerate(row):
-                if here is None and (nbs := neighbours(board, r, c)):
-                    self._around[(r, c)] = tuple(d << 6 | _kind(nb) for d, nb in nbs)
-
     def _legal(self, stone: Stone) -> list[tuple[int, int]]:
         """:func:`legal_squares` of this board: the same squares in the same order."""
         match, touching = _MATCH[_kind(stone)], self.touching
-        return [
+        # Sorting the few squares that fit is cheaper than sorting all candidates first.
+        legal = [
             square
-            for square, around in sorted(self._around.items())
+            for square, around in self._around.items()
             if _fits_coded(match, around, touching)
         ]
+        legal.sort()
+        return legal
 
     def _draw(self) -> list[Event]:
         """Draw the next stone; end the game at once if it fits nowhere."""
@@ -466,17 +541,16 @@ class Ishido(Game):
         return events
 
     def _finish(self, *, won: bool) -> list[Event]:
-        self._over = True
-        self.won = won
+        self._end = EndReason.WON if won else EndReason.STUCK
         left = self.stones_left
         if self.scoring == "modern":
             self.end_bonus = END_BONUS.get(left, 0)
-        self.score += self.end_bonus
+        self._score += self.end_bonus
         event: Event = {
             "e": "won" if won else "game_over",
             "left": left,
             "bonus": self.end_bonus,
-            "score": self.score,
+            "score": self._score,
         }
         if not won:
             event["stone"] = _stone_wire(self.current)
@@ -487,49 +561,44 @@ class Ishido(Game):
         """Stones not yet on the board: the pouch plus the current stone."""
         return len(self.pouch) + (self.current is not None)
 
-    # -- the contract --------------------------------------------------------------
+    # -- actions -------------------------------------------------------------------
 
-    def act(self, seat: int, action: Action, now: float) -> list[Event]:
-        """Apply ``place`` or ``help`` for the only seat.
+    def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
+        self._end = EndReason.QUIT
+        left = self.stones_left
+        return [{"e": "game_over", "reason": "quit", "left": left, "score": self._score}]
+
+    def _act_place(self, seat: int, action: Action, now: float) -> list[Event]:
+        """Put the current stone on ``at``.
 
         Raises:
-            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_cell``.
-            IllegalMove: ``game_over``, ``not_your_turn``, ``occupied``,
-                ``no_neighbour``, ``no_match``.
+            IllegalMove: ``occupied``, ``no_neighbour``, ``no_match``.
         """
-        do = action.get("do") if isinstance(action, Mapping) else None
-        if do == "place":
-            r, c = require_cell(action, "at", ROWS, COLS)
-            self._check_turn(seat)
-            return self._place(r, c)
-        if do == "help":
-            self._check_turn(seat)
-            return self._help()
-        raise InvalidMove("unknown_action", f"Ishido has no action {do!r}")
+        r, c = action["at"]
+        return self._place(r, c)
 
-    def _check_turn(self, seat: int) -> None:
-        if self._over:
-            raise IllegalMove("game_over", "the game is over")
-        if seat != 0:
-            raise IllegalMove("not_your_turn", f"Ishido has one seat, 0, not {seat!r}")
+    def _act_help(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._help()
 
     def _place(self, r: int, c: int) -> list[Event]:
         stone = self.current
         assert stone is not None  # a playing game always holds a drawn stone
         there = self.board[r][c]
         if there is not None:
-            raise IllegalMove("occupied", f"square {[r, c]} already holds {list(there)}")
+            raise IllegalMove(GameCode.OCCUPIED, f"square {[r, c]} already holds {list(there)}")
         around = neighbours(self.board, r, c)
         if not around:
-            raise IllegalMove("no_neighbour", f"square {[r, c]} has no occupied neighbour")
+            raise IllegalMove(GameCode.NO_NEIGHBOUR, f"square {[r, c]} has no occupied neighbour")
         if not fits(stone, around, touching=self.touching):
             reason = _describe_failure(stone, around, self.touching)
-            raise IllegalMove("no_match", f"stone {list(stone)} does not fit at {[r, c]}: {reason}")
+            raise IllegalMove(
+                GameCode.NO_MATCH, f"stone {list(stone)} does not fit at {[r, c]}: {reason}"
+            )
         value = placement_value(r, c, len(around), self.fourways, self.scoring)
         self._put(r, c, stone)
         self.placed += 1
         self.fourways += value.fourway
-        self.score += value.total
+        self._score += value.total
         self.last = {
             "at": [r, c],
             "stone": _stone_wire(stone),
@@ -538,7 +607,7 @@ class Ishido(Game):
             "fourway": value.fourway,
             "bonus": value.bonus,
         }
-        placed: Event = {"e": "placed", **self.last, "score": self.score}
+        placed: Event = {"e": "placed", **self.last, "score": self._score}
         return [placed, *self._draw()]
 
     def best_square(self) -> tuple[tuple[int, int], Value] | None:
@@ -570,17 +639,23 @@ class Ishido(Game):
         (r, c), value = best
         return [{"e": "help", "at": [r, c], "points": value.total, "helps": self.helps}]
 
-    @property
-    def status(self) -> Status:
-        return Status.OVER if self._over else Status.PLAYING
+    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
+        ActionSpec(
+            do="place",
+            handler=_act_place,
+            fields=(cell_field("at", ROWS, COLS, "an empty square next to a stone"),),
+            doc="put the current stone on 'at'",
+        ),
+        ActionSpec(
+            do="help",
+            handler=_act_help,
+            doc="ask where the current stone earns the most; counts a help",
+        ),
+        ActionSpec(do="quit", handler=_act_quit, doc="end the game; the score as it stands"),
+        UNDO_ACTION,
+    )
 
-    @property
-    def to_move(self) -> int | None:
-        return None if self._over else 0
-
-    @property
-    def scores(self) -> list[int]:
-        return [self.score]
+    # -- views -----------------------------------------------------------------------
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
         """Board, current stone and counts; the pouch order never leaves the engine."""
@@ -592,7 +667,7 @@ class Ishido(Game):
             "left": self.stones_left,
             "placed": self.placed,
             "fourways": self.fourways,
-            "legal": [[r, c] for r, c in self.legal] if not self._over else [],
+            "legal": [[r, c] for r, c in self.legal] if self._end is None else [],
             "helps": self.helps,
             "last": dict(self.last) if self.last is not None else None,
             "scoring": self.scoring,
@@ -605,6 +680,7 @@ class Ishido(Game):
             out.update(
                 {
                     "won": self.won,
+                    "reason": None if self._end is None else self._end.value,
                     "left": self.stones_left,
                     "placed": self.placed,
                     "fourways": self.fourways,
@@ -613,15 +689,24 @@ class Ishido(Game):
             )
         return out
 
-    def score_entries(self) -> list[ScoreEntry]:
+    @classmethod
+    def tables(cls) -> list[str]:
+        """``<scoring>/<four_way>`` for every pair of those options (the defaults first)."""
+        scoring = next(o for o in cls.options if o.name == "scoring")
+        four_way = next(o for o in cls.options if o.name == "four_way")
+        default = f"{scoring.default}/{four_way.default}"
+        every = [f"{s}/{f}" for s in scoring.choices for f in four_way.choices]
+        return [default, *(t for t in every if t != default)]
+
+    def _score_entries(self) -> list[ScoreEntry]:
         """One entry per finished game, on the table of its scoring and 4-way rule."""
-        if not self._over:
+        if self._end is None:
             return []
         return [
             ScoreEntry(
                 table=f"{self.scoring}/{self.opts['four_way']}",
                 seat=0,
-                score=self.score,
+                score=self._score,
                 detail={
                     "placed": self.placed,
                     "fourways": self.fourways,
@@ -631,3 +716,16 @@ class Ishido(Game):
                 },
             )
         ]
+
+
+def _stone(value: Sequence[int]) -> Stone:
+    """The shared stone ``[colour, symbol]`` names, for positions given from outside."""
+    if isinstance(value, str | bytes) or len(value) != 2:
+        raise PositionError(f"a stone is [colour, symbol], not {value!r}")
+    colour, symbol = value
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (colour, symbol)):
+        raise PositionError(f"a stone is [colour, symbol] of two integers, not {value!r}")
+    try:
+        return stone_of(colour, symbol)
+    except ValueError as err:
+        raise PositionError(str(err)) from None

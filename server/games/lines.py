@@ -12,7 +12,7 @@ too. The game ends when the computer has no room for its throw.
 Points for one removal of ``n`` chips: ``n + n*(n - min_line) + b*b``, ``b`` the
 number of consecutive scoring player moves before this one (0 for a throw; a
 throw resets it). This is the man page's ``b*b + n*(n - min)`` with one point per
-chip on top, as GAMES.md has it.
+chip on top, as ``protocol/games/lines.md`` has it.
 
 Choices where the man page is silent (documented in ``protocol/games/lines.md``):
 
@@ -35,20 +35,26 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from server.games.base import (
+from tilehall.protocol import GameCode
+from tilehall.server.games.actions import (
     Action,
+    ActionSpec,
+    action_table,
+    cell_field,
+    on_board,
+)
+from tilehall.server.games.base import (
+    UNDO_ACTION,
     Event,
-    Game,
     IllegalMove,
-    InvalidMove,
     Option,
     OptionError,
+    PositionError,
     ScoreEntry,
-    Status,
-    require_cell,
+    SoloGame,
 )
 
 __all__ = [
@@ -77,6 +83,8 @@ class EndReason(enum.StrEnum):
     """The throw filled the board: no chip can move."""
     BOARD_EMPTY = "board_empty"
     """A throw onto an empty board removed itself: no chip to move."""
+    QUIT = "quit"
+    """The player stopped (CLines saves the score then too)."""
 
 
 def line_points(n: int, min_line: int, streak: int) -> int:
@@ -139,16 +147,19 @@ def find_path(board: list[int], width: int, height: int, start: int, goal: int) 
     return None
 
 
-class Lines(Game):
+MAX_SIDE = 20
+"""The largest board width and height (options ``width`` and ``height``)."""
+
+
+class Lines(SoloGame):
     """The CLines puzzle for one seat; see the module docstring for the rules."""
 
     name = "lines"
     title = "Lines"
-    min_seats = 1
-    max_seats = 1
+    undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})
     options: ClassVar[tuple[Option, ...]] = (
-        Option(name="width", kind="int", default=9, min=3, max=20, doc="Board width (-w)."),
-        Option(name="height", kind="int", default=9, min=3, max=20, doc="Board height (-t)."),
+        Option(name="width", kind="int", default=9, min=3, max=MAX_SIDE, doc="Board width (-w)."),
+        Option(name="height", kind="int", default=9, min=3, max=MAX_SIDE, doc="Board height (-t)."),
         Option(name="colours", kind="int", default=5, min=2, max=9, doc="Chip colours (-c)."),
         Option(
             name="min_line",
@@ -190,6 +201,9 @@ class Lines(Game):
             )
         return opts
 
+    _end: EndReason | None
+    _next: list[int]
+
     def __init__(
         self,
         *,
@@ -200,6 +214,83 @@ class Lines(Game):
         bots: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
+        self._settle()
+        # The opening throw is the computer's first turn; what it does is in the view.
+        self._next = self._draw_colours(self.opts["initial"])
+        self._computer_turn()
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Sequence[Sequence[int]],
+        *,
+        score: int = 0,
+        streak: int = 0,
+        moves: int = 0,
+        next_colours: Sequence[int] | None = None,
+        end: EndReason | None = None,
+        options: Mapping[str, Any] | None = None,
+        rng: random.Random | None = None,
+        now: float = 0.0,
+    ) -> Lines:
+        """A game in the position ``board``, for tests and tools.
+
+        Args:
+            board: rows of colours (0 for an empty cell), as a view's ``board``;
+                its shape gives the options ``width`` and ``height``. While the
+                game is on it holds at least one chip and one empty cell. It may
+                hold a line of ``min_line`` no move made (the rules would have
+                removed it): a test may want the next chip to lengthen it.
+            score, streak, moves: as in the view.
+            next_colours: the colours of the computer's next throw (``throw``
+                of them); by default drawn from ``rng`` as the game would.
+            end: why the game ended, for a finished position.
+            options: the other options; ``width`` and ``height``, if given,
+                must match the board.
+            rng: the game's random stream from here on (where throws land).
+            now: unused by Lines, taken for the common signature.
+
+        Raises:
+            PositionError: the position breaks one of the above.
+            OptionError: an option is unknown or out of bounds.
+        """
+        height = len(board)
+        width = len(board[0]) if board else 0
+        given = dict(options or {})
+        for name, size in (("width", width), ("height", height)):
+            if given.setdefault(name, size) != size:
+                raise PositionError(f"option {name} is {given[name]}, the board's {size}")
+        if any(len(row) != width for row in board):
+            raise PositionError("every row of the board must be as long as the first")
+        game = cls._bare(options=given, seats=1, rng=rng, now=now)
+        game._settle()
+        for row in board:
+            for v in row:
+                if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= game.colours:
+                    raise PositionError(f"cells hold 0 to {game.colours}, not {v!r}")
+        if score < 0 or streak < 0 or moves < 0:
+            raise PositionError(f"score {score}, streak {streak}, moves {moves} are counts")
+        game._board = [v for row in board for v in row]
+        game._score, game._streak, game._moves = score, streak, moves
+        game._end = end
+        if end is None and (all(game._board) or not any(game._board)):
+            raise PositionError("a game in play needs a chip to move and a cell to move to")
+        if next_colours is None:
+            game._next = game._draw_colours(game.throw)
+        elif len(next_colours) != game.throw or not all(
+            isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= game.colours
+            for k in next_colours
+        ):
+            raise PositionError(
+                f"the next throw is {game.throw} colours of 1 to {game.colours},"
+                f" not {list(next_colours)}"
+            )
+        else:
+            game._next = list(next_colours)
+        return game
+
+    def _settle(self) -> None:
+        """The settings, and an empty board before the opening throw."""
         self.width: int = self.opts["width"]
         self.height: int = self.opts["height"]
         self.colours: int = self.opts["colours"]
@@ -210,64 +301,24 @@ class Lines(Game):
         self._score = 0
         self._streak = 0
         self._moves = 0
-        self._end: EndReason | None = None
-        # The opening throw is the computer's first turn; what it does is in the view.
-        self._next = self._draw_colours(self.opts["initial"])
-        self._computer_turn()
+        self._end = None
+        self._next = []
 
     # -- the contract ----------------------------------------------------------
 
     @property
-    def status(self) -> Status:
-        """``OVER`` once an :class:`EndReason` is set."""
-        return Status.PLAYING if self._end is None else Status.OVER
-
-    @property
-    def to_move(self) -> int | None:
-        """Seat 0 while playing."""
-        return 0 if self._end is None else None
-
-    @property
-    def scores(self) -> list[int]:
-        """The one seat's score."""
-        return [self._score]
-
-    @property
     def eligible(self) -> bool:
-        """True when every option is at its default: only such games make records.
+        """True when every option is at its default and no move was taken back: only such
+        games make records.
 
         ``preview`` counts: CLines disables records for every option that changes
         the game's conditions, and seeing the next colours makes it easier.
         """
-        return all(self.opts[o.name] == o.default for o in self.options)
+        return not self._undos and all(self.opts[o.name] == o.default for o in self.options)
 
-    def act(self, seat: int, action: Action, now: float) -> list[Event]:
-        """Move a chip; then remove lines, or let the computer throw.
-
-        Raises:
-            IllegalMove: ``game_over``, ``not_your_turn``, ``empty_source``,
-                ``occupied`` or ``unreachable``.
-            InvalidMove: ``unknown_action``, ``missing_field`` or ``bad_cell``.
-        """
-        if self._end is not None:
-            raise IllegalMove("game_over", "the game is over")
-        if seat != 0:
-            raise IllegalMove("not_your_turn", f"Lines has one seat, not seat {seat}")
-        if not isinstance(action, Mapping) or action.get("do") != "move":
-            what = action.get("do") if isinstance(action, Mapping) else action
-            raise InvalidMove("unknown_action", f"Lines has no action {what!r}")
-        src = self._index(require_cell(action, "from", self.height, self.width))
-        dst = self._index(require_cell(action, "to", self.height, self.width))
-        if self._board[src] == 0:
-            raise IllegalMove("empty_source", f"no chip at {self._cell(src)}")
-        if self._board[dst] != 0:
-            raise IllegalMove("occupied", f"{self._cell(dst)} is not empty")
-        path = find_path(self._board, self.width, self.height, src, dst)
-        if path is None:
-            raise IllegalMove(
-                "unreachable", f"no free path from {self._cell(src)} to {self._cell(dst)}"
-            )
-        return self._move(src, dst, path)
+    def revealed(self) -> dict[str, Any]:
+        """The next colours, when ``preview`` is off."""
+        return {} if self.preview else {"next": list(self._next)}
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
         """Everything is public except the next colours when ``preview`` is off."""
@@ -297,13 +348,62 @@ class Lines(Game):
             out["moves"] = self._moves
         return out
 
-    def score_entries(self) -> list[ScoreEntry]:
+    @classmethod
+    def tables(cls) -> list[str]:
+        """Only games on the default options are ranked."""
+        return ["default"]
+
+    def _score_entries(self) -> list[ScoreEntry]:
         """The final score on table ``default``, for finished games on default options."""
         if self._end is None or not self.eligible:
             return []
         return [
             ScoreEntry(table="default", seat=0, score=self._score, detail={"moves": self._moves})
         ]
+
+    # -- actions -------------------------------------------------------------------
+
+    def _act_move(self, seat: int, action: Action, now: float) -> list[Event]:
+        """Move a chip; then remove lines, or let the computer throw.
+
+        Raises:
+            IllegalMove: ``empty_source``, ``occupied`` or ``unreachable``.
+            InvalidMove: ``bad_cell`` (off this room's board).
+        """
+        src = self._index(on_board(action["from"], "from", self.height, self.width))
+        dst = self._index(on_board(action["to"], "to", self.height, self.width))
+        if self._board[src] == 0:
+            raise IllegalMove(GameCode.EMPTY_SOURCE, f"no chip at {self._cell(src)}")
+        if self._board[dst] != 0:
+            raise IllegalMove(GameCode.OCCUPIED, f"{self._cell(dst)} is not empty")
+        path = find_path(self._board, self.width, self.height, src, dst)
+        if path is None:
+            raise IllegalMove(
+                GameCode.UNREACHABLE,
+                f"no free path from {self._cell(src)} to {self._cell(dst)}",
+            )
+        return self._move(src, dst, path)
+
+    def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
+        return [self._finish(EndReason.QUIT)]
+
+    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
+        ActionSpec(
+            do="move",
+            handler=_act_move,
+            fields=(
+                cell_field("from", MAX_SIDE, MAX_SIDE, "a chip, on the room's board"),
+                cell_field("to", MAX_SIDE, MAX_SIDE, "an empty cell the chip can reach"),
+            ),
+            doc="move a chip along a free path; lines of min_line or more are removed",
+        ),
+        ActionSpec(
+            do="quit",
+            handler=_act_quit,
+            doc="end the game; the score counts, as when CLines is quit",
+        ),
+        UNDO_ACTION,
+    )
 
     # -- rules -------------------------------------------------------------------
 

@@ -1,11 +1,11 @@
 """LinkSame: nine Shisen-Sho stages whose tiles slide after every pair, scored for speed.
 
-Matt Neuburg's reconstruction of MacLinkSame (``/work/shared/rules/linksame.txt``,
-GAMES.md): a full board of ``(rows*cols)/4`` picture kinds, four tiles each;
+Matt Neuburg's reconstruction of MacLinkSame (the rules are in
+``protocol/games/linksame.md``): a full board of ``(rows*cols)/4`` picture kinds, four tiles each;
 two equal tiles go when a path of at most three segments joins them
-(:mod:`server.games.shisensho`, shortest path drawn). Stage ``n`` slides the
+(:mod:`tilehall.server.games.shisensho`, shortest path drawn). Stage ``n`` slides the
 remaining tiles by movement rule ``n`` after each pair
-(:func:`server.games.shisensho.movement`); a cleared board starts the next
+(:func:`tilehall.server.games.shisensho.movement`); a cleared board starts the next
 stage on a new deal.
 
 Timed mode scores +1 a pair, plus ``int(15 - 1.5*sqrt(10*dt))`` when the pair
@@ -35,22 +35,28 @@ import enum
 import itertools
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from server.games.base import (
+from tilehall.protocol import GameCode
+from tilehall.server.games.actions import (
     Action,
-    Event,
-    Game,
-    IllegalMove,
-    InvalidMove,
-    Option,
-    ScoreEntry,
-    Status,
-    require,
-    require_cell,
+    ActionSpec,
+    action_table,
+    cell_field,
+    on_board,
 )
-from server.games.shisensho import (
+from tilehall.server.games.base import (
+    PAUSE_ACTIONS,
+    UNDO_ACTION,
+    Event,
+    IllegalMove,
+    Option,
+    PositionError,
+    ScoreEntry,
+    SoloGame,
+)
+from tilehall.server.games.shisensho import (
     Board,
     Cell,
     Move,
@@ -77,6 +83,8 @@ __all__ = [
 
 SIZES: dict[str, tuple[int, int]] = {"easy": (7, 12), "normal": (8, 14), "hard": (9, 16)}
 """Board ``(rows, cols)`` by size name."""
+MAX_ROWS = max(rows for rows, _ in SIZES.values())
+MAX_COLS = max(cols for _, cols in SIZES.values())
 
 STAGES = 9
 PAIR_POINTS = 1
@@ -159,13 +167,12 @@ def _solvable(
     raise AssertionError("unreachable")
 
 
-class LinkSame(Game):
+class LinkSame(SoloGame):
     """One player clears ``stages`` boards; see the module docstring for the rules."""
 
     name: ClassVar[str] = "linksame"
     title: ClassVar[str] = "LinkSame"
-    min_seats: ClassVar[int] = 1
-    max_seats: ClassVar[int] = 1
+    undo_moves: ClassVar[frozenset[str]] = frozenset({"pair"})
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="size",
@@ -191,6 +198,11 @@ class LinkSame(Game):
         ),
     )
 
+    pausable: ClassVar[bool] = True
+    hidden_when_paused: ClassVar[tuple[str, ...]] = ("board", "hint")
+
+    _end: EndReason | None
+
     def __init__(
         self,
         *,
@@ -201,6 +213,80 @@ class LinkSame(Game):
         bots: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
+        self._settle(now)
+        self._start_stage(0)
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Sequence[Sequence[int | None]],
+        *,
+        stage: int = 0,
+        score: int = 0,
+        start_board: Sequence[Sequence[int | None]] | None = None,
+        start_score: int | None = None,
+        last_pair: float | None = None,
+        ticks: int = 0,
+        options: Mapping[str, Any] | None = None,
+        rng: random.Random | None = None,
+        now: float = 0.0,
+    ) -> LinkSame:
+        """A game in play on ``board`` at ``stage``, for tests and tools.
+
+        Args:
+            board: the board as a view's ``board``; its shape gives the size
+                (7x12 easy, 8x14 normal, 9x16 hard), so ``options`` need not.
+                Tile ids run from 0 to ``rows * cols / 4 - 1``; at least one
+                tile. The board need not be one a deal and the stage's sliding
+                would make, nor one that can be cleared.
+            stage: the stage being played, below the ``stages`` option.
+            score: the score so far.
+            start_board, start_score: what ``restart`` puts back; by default
+                ``board`` and ``score``.
+            last_pair: when the stage's last pair was made (the shot clock and
+                the speed bonus run from it); None before the stage's first.
+            ticks: shot-clock ticks already charged since ``last_pair``; those
+                due by ``now`` beyond them are charged by the next action or
+                clock step, as when the room has not run the clock yet.
+            options: ``stages`` and ``mode``; ``size``, if given, must match.
+            rng: the game's random stream from here on (hints, reshuffles, deals).
+            now: the engine's clock; not before ``last_pair``.
+
+        Raises:
+            PositionError: the position breaks one of the above.
+            OptionError: an option is unknown or out of bounds.
+        """
+        size = next((n for n, shape in SIZES.items() if shape == _shape(board)), None)
+        if size is None:
+            raise PositionError(
+                f"a LinkSame board is {', '.join(f'{r}x{c}' for r, c in SIZES.values())},"
+                f" not {'x'.join(map(str, _shape(board)))}"
+            )
+        given = dict(options or {})
+        if given.setdefault("size", size) != size:
+            raise PositionError(f"option size {given['size']!r} but a {size} board")
+        game = cls._bare(options=given, seats=1, rng=rng, now=now)
+        game._settle(now)
+        if not 0 <= stage < game.stages:
+            raise PositionError(f"stage {stage} is not one of 0 to {game.stages - 1}")
+        if last_pair is not None and last_pair > now:
+            raise PositionError(f"the last pair ({last_pair}) comes after now ({now})")
+        if ticks < 0 or (ticks and last_pair is None):
+            raise PositionError(f"{ticks} ticks charged, with the last pair at {last_pair}")
+        start = board if start_board is None else start_board
+        for rows in (board, start):
+            _check_board(rows, game.rows, game.cols)
+        game._stage = stage
+        game._score = score
+        game._board = [list(row) for row in board]
+        game._start_board = [list(row) for row in start]
+        game._start_score = score if start_score is None else start_score
+        game._last_pair = last_pair
+        game._ticks = ticks
+        return game
+
+    def _settle(self, now: float) -> None:
+        """The settings and the state every game starts from, before its first board."""
         self.size: str = self.opts["size"]
         self.rows, self.cols = SIZES[self.size]
         self.stages: int = self.opts["stages"]
@@ -208,14 +294,13 @@ class LinkSame(Game):
         self._now = now
         self._stage = 0
         self._score = 0
-        self._end: EndReason | None = None
+        self._end = None
         self._board: Board = []
         self._start_board: Board = []
         self._start_score = 0
         self._last_pair: float | None = None
         self._ticks = 0
         self._hint: dict[str, Any] | None = None
-        self._start_stage(0)
 
     @property
     def rule(self) -> Movement:
@@ -231,55 +316,55 @@ class LinkSame(Game):
     def act(self, seat: int, action: Action, now: float) -> list[Event]:
         """Play one action; see ``protocol/games/linksame.md`` for the vocabulary.
 
+        Each handler checks its action first, then pays the shot clock's ticks
+        due by ``now`` (:meth:`_clock`), then plays: a refused action changes
+        nothing, the clock included.
+
         Raises:
-            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_cell``.
+            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_field``, ``bad_cell``.
             IllegalMove: ``game_over``, ``not_your_turn``, ``same_cell``,
                 ``empty_cell``, ``no_match``, ``no_path``.
         """
-        if not isinstance(action, Mapping):
-            raise InvalidMove("unknown_action", f"an action is a map, not {action!r}")
-        do = require(action, "do")
-        handler = self._handlers.get(do) if isinstance(do, str) else None
-        if handler is None:
-            raise InvalidMove("unknown_action", f"LinkSame has no action {do!r}")
-        if self._end is not None:
-            raise IllegalMove("game_over", "the game is over")
-        if seat != 0:
-            raise IllegalMove("not_your_turn", f"LinkSame has one seat, not seat {seat}")
-        apply = handler(self, action)  # validates; changes nothing
-        events = self._tick(now)
-        self._now = max(self._now, now)
-        return events + apply(now)
+        return super().act(seat, action, now)
 
     def advance(self, now: float) -> list[Event]:
         """Charge the shot clock's ticks due by ``now``."""
-        events = self._tick(now)
-        self._now = max(self._now, now)
-        return events
+        return self._clock(now)
 
     def next_deadline(self) -> float | None:
+        return None if self._paused is not None else self._shot_deadline()
+
+    @property
+    def clock_runs(self) -> bool:
+        """A timed game's clock counts from the deal: its first pair's speed bonus and shot
+        clock start there, though no deadline is set before it."""
+        return self.timed and self._end is None
+
+    def _shot_deadline(self) -> float | None:
+        """When the shot clock charges next, paused or not."""
         if self._end is not None or not self.timed or self._last_pair is None:
             return None
         return self._last_pair + SHOT_CLOCK * (self._ticks + 1)
 
-    @property
-    def status(self) -> Status:
-        return Status.PLAYING if self._end is None else Status.OVER
+    def _clock_stops(self, now: float) -> None:
+        self._now = max(self._now, now)
 
-    @property
-    def to_move(self) -> int | None:
-        return 0 if self._end is None else None
-
-    @property
-    def scores(self) -> list[int]:
-        return [self._score]
+    def _clock_resumes(self, now: float, gap: float) -> None:
+        if self._last_pair is not None:  # the shot clock and the speed bonus both count on
+            self._last_pair += gap
+        self._now = max(self._now, now)
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
-        """Everything is public: the board, the stage, the score and the clock."""
-        deadline = self.next_deadline()
+        """Everything is public: the board, the stage, the score and the clock.
+
+        While paused no deadline is named (none runs); ``time_left`` is what
+        was left when the pause began.
+        """
+        shot = self._shot_deadline()
+        running = self._paused is None
         bonus_until = (
             self._last_pair + BONUS_WINDOW
-            if self.timed and self._last_pair is not None and self._end is None
+            if running and self.timed and self._last_pair is not None and self._end is None
             else None
         )
         return {
@@ -298,8 +383,8 @@ class LinkSame(Game):
             "now": self._now,
             "last_pair": self._last_pair,
             "bonus_until": bonus_until,
-            "shot_deadline": deadline,
-            "time_left": None if deadline is None else max(0.0, deadline - self._now),
+            "shot_deadline": shot if running else None,
+            "time_left": None if shot is None else max(0.0, shot - self._now),
             "end": None if self._end is None else self._end.value,
         }
 
@@ -313,7 +398,19 @@ class LinkSame(Game):
             )
         return out
 
-    def score_entries(self) -> list[ScoreEntry]:
+    @classmethod
+    def tables(cls) -> list[str]:
+        """``<size>-<stages>`` for every size and stage count (the default first)."""
+        sizes = next(o for o in cls.options if o.name == "size")
+        stages = next(o for o in cls.options if o.name == "stages")
+        assert stages.min is not None and stages.max is not None
+        default = f"{sizes.default}-{stages.default}"
+        every = [
+            f"{size}-{n}" for size in sizes.choices for n in range(stages.max, stages.min - 1, -1)
+        ]
+        return [default, *(t for t in every if t != default)]
+
+    def _score_entries(self) -> list[ScoreEntry]:
         """A completed Timed game claims a place on the table ``<size>-<stages>``."""
         if self._end is not EndReason.COMPLETED or not self.timed:
             return []
@@ -321,51 +418,74 @@ class LinkSame(Game):
         detail = {"size": self.size, "stages": self.stages}
         return [ScoreEntry(table=table, seat=0, score=self._score, detail=detail)]
 
-    # -- actions: each validates, then returns what applies it -------------------------
+    # -- actions: each checks its action, then runs the clock, then plays ------------
 
-    def _act_pair(self, action: Mapping[str, Any]) -> Callable[[float], list[Event]]:
-        a = require_cell(action, "a", self.rows, self.cols)
-        b = require_cell(action, "b", self.rows, self.cols)
+    def _act_pair(self, seat: int, action: Action, now: float) -> list[Event]:
+        a = on_board(action["a"], "a", self.rows, self.cols)
+        b = on_board(action["b"], "b", self.rows, self.cols)
         if a == b:
-            raise IllegalMove("same_cell", f"a pair needs two cells, not {list(a)} twice")
+            raise IllegalMove(GameCode.SAME_CELL, f"a pair needs two cells, not {list(a)} twice")
         ta, tb = self._board[a[0]][a[1]], self._board[b[0]][b[1]]
         for cell, tile in ((a, ta), (b, tb)):
             if tile is None:
-                raise IllegalMove("empty_cell", f"no tile at {list(cell)}")
+                raise IllegalMove(GameCode.EMPTY_CELL, f"no tile at {list(cell)}")
         if ta != tb:
-            raise IllegalMove("no_match", f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ")
+            raise IllegalMove(
+                GameCode.NO_MATCH, f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ"
+            )
         path = find_path(self._board, a, b)
         if path is None:
-            raise IllegalMove("no_path", f"no path of three segments joins {list(a)} and {list(b)}")
-        return lambda now: self._remove((a, b), path, now)
+            raise IllegalMove(
+                GameCode.NO_PATH, f"no path of three segments joins {list(a)} and {list(b)}"
+            )
+        return self._clock(now) + self._remove((a, b), path, now)
 
-    def _act_hint(self, action: Mapping[str, Any]) -> Callable[[float], list[Event]]:
-        return self._hint_now
+    def _act_hint(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._clock(now) + self._hint_now()
 
-    def _act_shuffle(self, action: Mapping[str, Any]) -> Callable[[float], list[Event]]:
-        return lambda now: self._shuffle(free=False)
+    def _act_shuffle(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._clock(now) + self._shuffle(free=False)
 
-    def _act_restart(self, action: Mapping[str, Any]) -> Callable[[float], list[Event]]:
-        return self._restart
+    def _act_restart(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._clock(now) + self._restart()
 
-    def _act_quit(self, action: Mapping[str, Any]) -> Callable[[float], list[Event]]:
-        return lambda now: self._finish(EndReason.QUIT)
+    def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._clock(now) + self._finish(EndReason.QUIT)
 
-    _handlers: ClassVar[
-        dict[str, Callable[[LinkSame, Mapping[str, Any]], Callable[[float], list[Event]]]]
-    ] = {
-        "pair": _act_pair,
-        "hint": _act_hint,
-        "shuffle": _act_shuffle,
-        "restart": _act_restart,
-        "quit": _act_quit,
-    }
+    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
+        ActionSpec(
+            do="pair",
+            handler=_act_pair,
+            fields=(
+                cell_field("a", MAX_ROWS, MAX_COLS, "one tile of the pair, on the room's board"),
+                cell_field("b", MAX_ROWS, MAX_COLS, "the other tile"),
+            ),
+            doc="remove two equal tiles that a path of at most three segments joins",
+        ),
+        ActionSpec(do="hint", handler=_act_hint, doc="show a pair the solver would play (-10)"),
+        ActionSpec(
+            do="shuffle",
+            handler=_act_shuffle,
+            doc="rearrange the tiles left into a board that can be cleared (-20)",
+        ),
+        ActionSpec(
+            do="restart",
+            handler=_act_restart,
+            doc="put back the stage's starting board and score",
+        ),
+        ActionSpec(do="quit", handler=_act_quit, doc="end the game"),
+        *PAUSE_ACTIONS,
+        UNDO_ACTION,
+    )
 
     # -- rules -------------------------------------------------------------------
 
-    def _tick(self, now: float) -> list[Event]:
-        """Charge the shot clock's ticks due by ``now`` (-1 each)."""
+    def _clock(self, now: float) -> list[Event]:
+        """Let the engine's clock run to ``now``: charge the shot clock's ticks due (-1 each)."""
+        if self._paused is not None:
+            return []
         deadline = self.next_deadline()
+        self._now = max(self._now, now)
         if deadline is None or now < deadline:
             return []
         assert self._last_pair is not None
@@ -408,7 +528,7 @@ class LinkSame(Game):
             events += self._shuffle(free=True)
         return events
 
-    def _hint_now(self, now: float) -> list[Event]:
+    def _hint_now(self) -> list[Event]:
         solution = solve(self._board, identity_key, self.rule, node_limit=HINT_NODES, rng=self.rng)
         if solution.solved:
             a, b = solution.moves[0]
@@ -436,7 +556,7 @@ class LinkSame(Game):
             }
         ]
 
-    def _restart(self, now: float) -> list[Event]:
+    def _restart(self) -> list[Event]:
         self._board = [row[:] for row in self._start_board]
         self._score = self._start_score
         self._last_pair = None
@@ -465,3 +585,24 @@ class LinkSame(Game):
                 "stage": self._stage,
             }
         ]
+
+
+def _shape(board: Sequence[Sequence[int | None]]) -> tuple[int, int]:
+    return (len(board), len(board[0]) if board else 0)
+
+
+def _check_board(board: Sequence[Sequence[int | None]], rows: int, cols: int) -> None:
+    """Refuse a board :meth:`LinkSame.from_position` cannot play on."""
+    if _shape(board) != (rows, cols) or any(len(row) != cols for row in board):
+        raise PositionError(f"the board must be {rows}x{cols}")
+    kinds = rows * cols // 4
+    tiles = 0
+    for row in board:
+        for t in row:
+            if t is None:
+                continue
+            if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < kinds:
+                raise PositionError(f"tile ids are 0 to {kinds - 1}, not {t!r}")
+            tiles += 1
+    if not tiles:
+        raise PositionError("a board in play holds at least one tile")

@@ -1,8 +1,8 @@
 """Match-It: clear Shisen-Sho sheets against the clock, with lives, helps and sheet bonuses.
 
-The MicroEmacs '99 game (``/work/shared/rules/match-it.txt``, GAMES.md): a 16x6
+The MicroEmacs '99 game (the rules are in ``protocol/games/matchit.md``): a 16x6
 sheet of 96 tiles of 42 kinds; two tiles go when they match and a path of at
-most three segments joins them (:mod:`server.games.shisensho`). Any flower
+most three segments joins them (:mod:`tilehall.server.games.shisensho`). Any flower
 matches any flower and any season any season; pairing two different ones loses
 the sheet's Pedigree bonus.
 
@@ -33,22 +33,22 @@ from __future__ import annotations
 import enum
 import itertools
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from server.games.base import (
-    Action,
+from tilehall.protocol import GameCode
+from tilehall.server.games.actions import Action, ActionSpec, action_table, as_cell, cell_field
+from tilehall.server.games.base import (
+    PAUSE_ACTIONS,
+    UNDO_ACTION,
     Event,
-    Game,
     IllegalMove,
-    InvalidMove,
+    PositionError,
     ScoreEntry,
-    Status,
-    require,
-    require_cell,
+    SoloGame,
 )
-from server.games.shisensho import (
+from tilehall.server.games.shisensho import (
     Board,
     Cell,
     Move,
@@ -211,13 +211,16 @@ class LifeLoss(enum.StrEnum):
     GIVEUP = "giveup"
 
 
-class MatchIt(Game):
+class MatchIt(SoloGame):
     """One player clears sheets; see the module docstring for the rules."""
 
     name: ClassVar[str] = "matchit"
     title: ClassVar[str] = "Match-It"
-    min_seats: ClassVar[int] = 1
-    max_seats: ClassVar[int] = 1
+    undo_moves: ClassVar[frozenset[str]] = frozenset({"pair", "help"})
+    pausable: ClassVar[bool] = True
+    hidden_when_paused: ClassVar[tuple[str, ...]] = ("board",)
+
+    _end: EndReason | None
 
     def __init__(
         self,
@@ -229,19 +232,87 @@ class MatchIt(Game):
         bots: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
-        self._now = now
-        self._level = 1
-        self._lives = LIVES
-        self._helps = HELPS
-        self._score = 0
-        self._sheets = 0
-        self._end: EndReason | None = None
-        self._board: Board = []
-        self._deadline = now
-        self._sides: set[Side] = set()
-        self._pedigree = True
-        self._difficulty = SheetDifficulty(adjacent=0, margin_moves=0)
+        self._begin(now=now, level=1, lives=LIVES, helps=HELPS, score=0, sheets=0)
         self._new_sheet(now)
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Sequence[Sequence[int | None]],
+        *,
+        level: int = 1,
+        lives: int = LIVES,
+        helps: int = HELPS,
+        score: int = 0,
+        sheets: int = 0,
+        deadline: float | None = None,
+        pedigree: bool = True,
+        margins: Iterable[str] = (),
+        rng: random.Random | None = None,
+        now: float = 0.0,
+    ) -> MatchIt:
+        """A game in play whose current sheet is ``board``, for tests and tools.
+
+        Args:
+            board: 6 rows of 16 tile ids (``0..41``) or None, as a view's ``board``;
+                at least one tile. It need not be a sheet a deal would make, nor
+                one that can be cleared: a test may want a lone flower.
+            level, lives, helps, score, sheets: the counters, as in the view.
+            deadline: when the sheet times out; by default ``now`` plus the
+                level's sheet time.
+            pedigree, margins: the sheet's Pedigree and the margins used so far.
+            rng: the game's random stream from here on (helps, later sheets).
+            now: the engine's clock.
+
+        Raises:
+            PositionError: the position breaks one of the above.
+        """
+        rows = _check_board(board)
+        if level < 1 or not 1 <= lives <= LIVES or not 0 <= helps <= MAX_HELPS or sheets < 0:
+            raise PositionError(
+                f"level {level}, lives {lives}, helps {helps}, sheets {sheets}: need level >= 1,"
+                f" lives 1 to {LIVES}, helps 0 to {MAX_HELPS}, sheets >= 0"
+            )
+        if deadline is not None and deadline <= now:
+            raise PositionError(f"the deadline {deadline} is not after now ({now})")
+        sides = {Side(m) for m in margins}
+        game = cls._bare(options={}, seats=1, rng=rng, now=now)
+        game._begin(now=now, level=level, lives=lives, helps=helps, score=score, sheets=sheets)
+        solution = solve(rows, match_key, node_limit=SHEET_NODES)
+        game._lay_sheet(
+            rows,
+            solution,
+            now + sheet_seconds(level) if deadline is None else deadline,
+            sides=sides,
+            pedigree=pedigree,
+        )
+        return game
+
+    def _begin(
+        self, *, now: float, level: int, lives: int, helps: int, score: int, sheets: int
+    ) -> None:
+        self._now = now
+        self._level = level
+        self._lives = lives
+        self._helps = helps
+        self._score = score
+        self._sheets = sheets
+        self._end = None
+
+    def _lay_sheet(
+        self,
+        board: Board,
+        solution: Solution,
+        deadline: float,
+        *,
+        sides: Iterable[Side] = (),
+        pedigree: bool = True,
+    ) -> None:
+        self._board = board
+        self._difficulty = sheet_difficulty(board, solution)
+        self._deadline = deadline
+        self._sides: set[Side] = set(sides)
+        self._pedigree = pedigree
 
     # -- the contract ------------------------------------------------------------
 
@@ -249,49 +320,38 @@ class MatchIt(Game):
         """Play one action; see ``protocol/games/matchit.md`` for the vocabulary.
 
         Raises:
-            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_cell``.
+            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_field``, ``bad_cell``.
             IllegalMove: ``game_over``, ``not_your_turn``, ``time_up``, ``same_cell``,
                 ``empty_cell``, ``no_match``, ``no_helps``.
         """
-        if not isinstance(action, Mapping):
-            raise InvalidMove("unknown_action", f"an action is a map, not {action!r}")
-        do = require(action, "do")
-        handler = self._handlers.get(do) if isinstance(do, str) else None
-        if handler is None:
-            raise InvalidMove("unknown_action", f"Match-It has no action {do!r}")
-        if self._end is not None:
-            raise IllegalMove("game_over", "the game is over")
-        if seat != 0:
-            raise IllegalMove("not_your_turn", f"Match-It has one seat, not seat {seat}")
-        if now >= self._deadline:
-            raise IllegalMove(
-                "time_up", f"the sheet's time ran out at {self._deadline}; it is {now}"
-            )
-        events = handler(self, action, now)
+        events = super().act(seat, action, now)
         self._now = max(self._now, now)
         return events
 
+    def _check_action(self, seat: int, spec: ActionSpec[Any], now: float) -> None:
+        if now >= self._deadline:
+            raise IllegalMove(
+                GameCode.TIME_UP, f"the sheet's time ran out at {self._deadline}; it is {now}"
+            )
+
     def advance(self, now: float) -> list[Event]:
         """Play the sheet's time-out when ``now`` has reached the deadline."""
+        if self._paused is not None:
+            return []  # the clock is stopped
         self._now = max(self._now, now)
         if self._end is not None or now < self._deadline:
             return []
         return [{"e": "time_out", "level": self._level}, *self._lose_life(LifeLoss.TIME_OUT, now)]
 
     def next_deadline(self) -> float | None:
-        return None if self._end is not None else self._deadline
+        return None if self._end is not None or self._paused is not None else self._deadline
 
-    @property
-    def status(self) -> Status:
-        return Status.PLAYING if self._end is None else Status.OVER
+    def _clock_stops(self, now: float) -> None:
+        self._now = max(self._now, now)
 
-    @property
-    def to_move(self) -> int | None:
-        return 0 if self._end is None else None
-
-    @property
-    def scores(self) -> list[int]:
-        return [self._score]
+    def _clock_resumes(self, now: float, gap: float) -> None:
+        self._deadline += gap
+        self._now = max(self._now, now)
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
         """Everything is public: the sheet, the counters and the clock."""
@@ -306,7 +366,7 @@ class MatchIt(Game):
             "sheets": self._sheets,
             "tiles_left": count_tiles(self._board),
             "sheet_time": sheet_seconds(self._level),
-            "deadline": self._deadline,
+            "deadline": self.next_deadline(),
             "now": self._now,
             "time_left": max(0.0, self._deadline - self._now) if self._end is None else 0.0,
             "pedigree": self._pedigree,
@@ -325,7 +385,11 @@ class MatchIt(Game):
             )
         return out
 
-    def score_entries(self) -> list[ScoreEntry]:
+    @classmethod
+    def tables(cls) -> list[str]:
+        return ["top"]
+
+    def _score_entries(self) -> list[ScoreEntry]:
         """Every finished game claims a place on the one table, ``top``."""
         if self._end is None:
             return []
@@ -334,30 +398,29 @@ class MatchIt(Game):
 
     # -- actions -----------------------------------------------------------------
 
-    def _cell(self, action: Mapping[str, Any], key: str) -> Cell:
-        return require_cell(action, key, ROWS, COLS)
-
-    def _tile(self, cell: Cell) -> int:
+    def _tile(self, cell: Sequence[int]) -> int:
         tile = self._board[cell[0]][cell[1]]
         if tile is None:
-            raise IllegalMove("empty_cell", f"no tile at {list(cell)}")
+            raise IllegalMove(GameCode.EMPTY_CELL, f"no tile at {list(cell)}")
         return tile
 
-    def _act_pair(self, action: Mapping[str, Any], now: float) -> list[Event]:
-        a, b = self._cell(action, "a"), self._cell(action, "b")
+    def _act_pair(self, seat: int, action: Action, now: float) -> list[Event]:
+        a, b = as_cell(action["a"]), as_cell(action["b"])
         if a == b:
-            raise IllegalMove("same_cell", f"a pair needs two cells, not {list(a)} twice")
+            raise IllegalMove(GameCode.SAME_CELL, f"a pair needs two cells, not {list(a)} twice")
         ta, tb = self._tile(a), self._tile(b)
         if match_key(ta) != match_key(tb):
-            raise IllegalMove("no_match", f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ")
+            raise IllegalMove(
+                GameCode.NO_MATCH, f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ"
+            )
         path = find_path(self._board, a, b, avoid_margin=True)
         if path is None:
             self._score += NO_PATH_POINTS
             return [{"e": "no_path", "a": list(a), "b": list(b), "points": NO_PATH_POINTS}]
         return self._remove((a, b), path, now, helped=False)
 
-    def _act_highlight(self, action: Mapping[str, Any], now: float) -> list[Event]:
-        at = self._cell(action, "at")
+    def _act_highlight(self, seat: int, action: Action, now: float) -> list[Event]:
+        at = action["at"]
         kind = match_key(self._tile(at))
         cells = [
             [r, c]
@@ -368,9 +431,9 @@ class MatchIt(Game):
         self._score += HIGHLIGHT_POINTS
         return [{"e": "highlight", "at": list(at), "cells": cells, "points": HIGHLIGHT_POINTS}]
 
-    def _act_help(self, action: Mapping[str, Any], now: float) -> list[Event]:
+    def _act_help(self, seat: int, action: Action, now: float) -> list[Event]:
         if self._helps == 0:
-            raise IllegalMove("no_helps", "no helps left")
+            raise IllegalMove(GameCode.NO_HELPS, "no helps left")
         pairs = playable_pairs(self._board, match_key)
         if not pairs:
             return [{"e": "no_pairs", "helps": self._helps}]
@@ -401,19 +464,38 @@ class MatchIt(Game):
                 return move
         return now.moves[0]
 
-    def _act_giveup(self, action: Mapping[str, Any], now: float) -> list[Event]:
+    def _act_giveup(self, seat: int, action: Action, now: float) -> list[Event]:
         return [{"e": "giveup", "level": self._level}, *self._lose_life(LifeLoss.GIVEUP, now)]
 
-    def _act_quit(self, action: Mapping[str, Any], now: float) -> list[Event]:
+    def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
         return self._finish(EndReason.QUIT)
 
-    _handlers: ClassVar[dict[str, Callable[[MatchIt, Mapping[str, Any], float], list[Event]]]] = {
-        "pair": _act_pair,
-        "highlight": _act_highlight,
-        "help": _act_help,
-        "giveup": _act_giveup,
-        "quit": _act_quit,
-    }
+    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
+        ActionSpec(
+            do="pair",
+            handler=_act_pair,
+            fields=(
+                cell_field("a", ROWS, COLS, "one tile of the pair"),
+                cell_field("b", ROWS, COLS, "the other tile"),
+            ),
+            doc="remove two matching tiles (+2), or pay 1 when no path joins them",
+        ),
+        ActionSpec(
+            do="highlight",
+            handler=_act_highlight,
+            fields=(cell_field("at", ROWS, COLS, "a tile"),),
+            doc="pay 4 to see every tile matching the one at 'at'",
+        ),
+        ActionSpec(do="help", handler=_act_help, doc="spend a help: a pair is removed for you"),
+        ActionSpec(
+            do="giveup",
+            handler=_act_giveup,
+            doc="abandon the sheet: a life, then the same level on a new sheet",
+        ),
+        ActionSpec(do="quit", handler=_act_quit, doc="end the game; the score still counts"),
+        *PAUSE_ACTIONS,
+        UNDO_ACTION,
+    )
 
     # -- rules -------------------------------------------------------------------
 
@@ -492,11 +574,8 @@ class MatchIt(Game):
         ]
 
     def _new_sheet(self, now: float) -> list[Event]:
-        self._board, solution = deal_sheet(self._level, self.rng)
-        self._difficulty = sheet_difficulty(self._board, solution)
-        self._deadline = now + sheet_seconds(self._level)
-        self._sides = set()
-        self._pedigree = True
+        board, solution = deal_sheet(self._level, self.rng)
+        self._lay_sheet(board, solution, now + sheet_seconds(self._level))
         return [
             {
                 "e": "sheet",
@@ -508,3 +587,20 @@ class MatchIt(Game):
                 "difficulty": self._difficulty.score,
             }
         ]
+
+
+def _check_board(board: Sequence[Sequence[int | None]]) -> Board:
+    """A copy of a sheet given to :meth:`MatchIt.from_position`, once it is checked."""
+    if len(board) != ROWS or any(len(row) != COLS for row in board):
+        raise PositionError(f"a Match-It sheet has {ROWS} rows of {COLS} cells")
+    tiles = 0
+    for row in board:
+        for t in row:
+            if t is None:
+                continue
+            if isinstance(t, bool) or not isinstance(t, int) or t not in KIND_COUNTS:
+                raise PositionError(f"tile ids are 0 to {len(KIND_COUNTS) - 1}, not {t!r}")
+            tiles += 1
+    if not tiles:
+        raise PositionError("a sheet in play holds at least one tile")
+    return [list(row) for row in board]

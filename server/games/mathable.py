@@ -1,6 +1,6 @@
 """Mathable: Scrabble with numbers on a 14x14 board, for 2 to 4 seats.
 
-The rules text (shared/rules/mathable.txt) and GAMES.md are the specification.
+The rules are in ``protocol/games/mathable.md``, which is the specification.
 A tile goes on an empty square X when, in one of the four directions, the two
 squares next to X in a straight line (A adjacent to X, B beyond A) hold numbers
 a and b and the tile equals a+b, |a-b|, a*b, or an exact a/b or b/a. Never
@@ -32,17 +32,25 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
-from server.games.base import (
+from tilehall.protocol import GameCode, Status
+from tilehall.server.games.actions import (
     Action,
+    ActionSpec,
+    action_table,
+    as_cell,
+    cell_field,
+    flag_field,
+    int_field,
+    ints_field,
+)
+from tilehall.server.games.base import (
     Event,
     Game,
     IllegalMove,
     InvalidMove,
     Option,
+    PositionError,
     ScoreEntry,
-    Status,
-    require,
-    require_cell,
 )
 
 __all__ = [
@@ -130,6 +138,7 @@ TILE_COUNTS: Mapping[int, int] = {
 }
 """The 106 tiles of the bag (the four preset tiles come on top of these)."""
 TILE_VALUES: frozenset[int] = frozenset(TILE_COUNTS)
+MAX_TILE = max(TILE_VALUES)
 
 DIRECTIONS: tuple[tuple[str, int, int], ...] = (
     ("up", -1, 0),
@@ -298,26 +307,6 @@ def all_placements(board: Board, rack: Iterable[int]) -> list[Placement]:
     return out
 
 
-def _tiles_field(action: Mapping[str, Any]) -> list[int]:
-    value = require(action, "tiles")
-    if (
-        not isinstance(value, list | tuple)
-        or not value
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise InvalidMove(
-            "bad_field", f"'tiles' must be a non-empty list of numbers, not {value!r}"
-        )
-    return list(value)
-
-
-def _tile_field(action: Mapping[str, Any]) -> int:
-    value = require(action, "tile")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidMove("bad_field", f"'tile' must be a number, not {value!r}")
-    return value
-
-
 class Mathable(Game):
     """The Mathable engine (2 to 4 seats)."""
 
@@ -342,7 +331,18 @@ class Mathable(Game):
             max=600,
             doc="seconds per turn before the turn is ended for the player; 0: no clock",
         ),
+        Option(
+            name="standin_after",
+            kind="int",
+            default=60,
+            min=0,
+            max=3600,
+            doc="seconds a player may be away on their turn before a COMP stand-in plays for "
+            "them (until they are back, at the next turn); 0: never",
+        ),
     )
+    pausable: ClassVar[bool] = True
+    """The room stops the turn clock while every human player is away."""
 
     def __init__(
         self,
@@ -354,19 +354,134 @@ class Mathable(Game):
         bots: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__(options=options, seats=seats, rng=rng, now=now, bots=bots)
+        self.bag: list[int] = tile_set()
+        racks = [sorted(self._take(RACK_SIZE)) for _ in range(seats)]
+        self._hold(
+            board=preset_board(),
+            racks=racks,
+            scores=[0] * seats,
+            tiles_placed=[0] * seats,
+            turn=self.rng.randrange(seats),
+            placed=[],
+            draws=0,
+            turn_started=now,
+            quit_votes=set(),
+            hinted=set(),
+        )
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Sequence[Sequence[int | None]],
+        racks: Sequence[Sequence[int]],
+        bag: Sequence[int],
+        *,
+        turn: int = 0,
+        scores: Sequence[int] | None = None,
+        tiles_placed: Sequence[int] | None = None,
+        placed: Sequence[Sequence[int]] = (),
+        draws: int = 0,
+        quit_votes: Iterable[int] = (),
+        hinted: Iterable[int] = (),
+        options: Mapping[str, Any] | None = None,
+        bots: frozenset[int] = frozenset(),
+        rng: random.Random | None = None,
+        now: float = 0.0,
+    ) -> Mathable:
+        """A game in play in a given position, for tests and tools.
+
+        Args:
+            board: 14 rows of 14 squares, each None or a tile number, as a view's
+                ``board``.
+            racks: one rack per seat (2 to 4 seats), each at most 7 tiles.
+            bag: the tiles still in the bag (its order does not matter: draws
+                are random).
+            turn: the seat to move; its turn started at ``now``.
+            scores, tiles_placed: per seat; zeros by default.
+            placed: the squares filled so far in this turn (they must hold tiles).
+            draws: extra draws earned and not yet taken this turn.
+            quit_votes, hinted: the seats that voted to quit, that took a hint.
+            options: ``racks`` and ``turn_seconds``.
+            bots: the seats a computer plays.
+            rng: the game's random stream from here on (every draw).
+            now: the engine's clock.
+
+        Tiles are numbers of the set (``0..90``), but the position need not hold
+        exactly the set's tiles: a test may put any tiles anywhere.
+
+        Raises:
+            PositionError: the position breaks one of the above.
+            OptionError: an option is unknown or out of bounds, or the seat count is.
+        """
+        game = cls._bare(options=options, seats=len(racks), rng=rng, now=now, bots=bots)
+        seats = game.seats
+        if len(board) != SIZE or any(len(row) != SIZE for row in board):
+            raise PositionError(f"a Mathable board has {SIZE} rows of {SIZE} squares")
+        _check_tiles("the board", [v for row in board for v in row if v is not None])
+        for seat, rack in enumerate(racks):
+            _check_tiles(f"rack {seat}", rack)
+            if len(rack) > RACK_SIZE:
+                raise PositionError(f"rack {seat} holds {len(rack)} tiles, more than {RACK_SIZE}")
+        _check_tiles("the bag", bag)
+        per_seat = {"scores": scores, "tiles_placed": tiles_placed}
+        for name, values in per_seat.items():
+            if values is not None and len(values) != seats:
+                raise PositionError(f"{name} has {len(values)} entries for {seats} seats")
+        votes, hints = set(quit_votes), set(hinted)
+        if not 0 <= turn < seats or not votes | hints <= set(range(seats)):
+            raise PositionError(
+                f"turn {turn}, quit votes {sorted(votes)}, hints {sorted(hints)}:"
+                f" seats are 0 to {seats - 1}"
+            )
+        cells = [as_cell(cell) for cell in placed]
+        if any(board[r][c] is None for r, c in cells) or draws < 0:
+            raise PositionError(f"placed {cells} must hold tiles, and {draws} draws is a count")
+        game.bag = list(bag)
+        game._hold(
+            board=[list(row) for row in board],
+            racks=[sorted(rack) for rack in racks],
+            scores=[0] * seats if scores is None else list(scores),
+            tiles_placed=[0] * seats if tiles_placed is None else list(tiles_placed),
+            turn=turn,
+            placed=cells,
+            draws=draws,
+            turn_started=now,
+            quit_votes=votes,
+            hinted=hints,
+        )
+        return game
+
+    def _hold(
+        self,
+        *,
+        board: list[list[int | None]],
+        racks: list[list[int]],
+        scores: list[int],
+        tiles_placed: list[int],
+        turn: int,
+        placed: list[Cell],
+        draws: int,
+        turn_started: float,
+        quit_votes: set[int],
+        hinted: set[int],
+    ) -> None:
+        """Take up a game in play: the settings, then the state given (the bag is set apart)."""
         self.open_racks: bool = self.opts["racks"] == "open"
         self.turn_seconds: int = self.opts["turn_seconds"]
-        self.board: list[list[int | None]] = preset_board()
-        self.bag: list[int] = tile_set()
-        self.racks: list[list[int]] = [sorted(self._take(RACK_SIZE)) for _ in range(seats)]
-        self.score_list: list[int] = [0] * seats
-        self.tiles_placed: list[int] = [0] * seats
-        self.turn_seat: int = self.rng.randrange(seats)
-        self.turn_placed: list[Cell] = []
-        self.draws_left = 0
-        self.turn_started = now
-        self.quit_votes: set[int] = set()
-        self.hinted: set[int] = set()
+        self.board = board
+        self.racks = racks
+        self.score_list = scores
+        self.tiles_placed = tiles_placed
+        self.turn_seat = turn
+        self.turn_placed = placed
+        self.draws_left = draws
+        self.turn_started = turn_started
+        self.quit_votes = quit_votes
+        self.hinted = hinted
+        self.standins: set[int] = set()
+        """Seats a COMP stand-in plays now, their player being away."""
+        self.stood_in: set[int] = set()
+        """Seats a stand-in has played at some time: out of the Hall of Fame, as hints are."""
         self.penalties: list[int] | None = None
         self.end_reason: str | None = None
 
@@ -392,68 +507,70 @@ class Mathable(Game):
 
     # -- the contract --------------------------------------------------------------
 
-    def act(self, seat: int, action: Action, now: float) -> list[Event]:
-        """Apply ``place``, ``draw``, ``end``, ``exchange``, ``hint`` or ``quit``.
+    # -- actions ---------------------------------------------------------------------
 
-        Raises:
-            InvalidMove: ``unknown_action``, ``missing_field``, ``bad_field``,
-                ``bad_cell``, ``bad_seat``.
-            IllegalMove: ``game_over``, ``not_your_turn``, ``not_in_rack``,
-                ``occupied``, ``no_equation``, ``no_draw``, ``bag_empty``,
-                ``already_placed``, ``bag_too_small``.
-        """
-        do = action.get("do") if isinstance(action, Mapping) else None
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
-            raise InvalidMove("bad_seat", f"Mathable has seats 0 to {self.seats - 1}, not {seat!r}")
-        if do == "place":
-            tile = _tile_field(action)
-            cell = require_cell(action, "at", SIZE, SIZE)
-            self._check_turn(seat)
-            return self._place(seat, tile, cell)
-        if do == "draw":
-            self._check_turn(seat)
-            return self._extra_draw(seat)
-        if do == "end":
-            self._check_turn(seat)
-            return self._end_turn(seat, "end", now)
-        if do == "exchange":
-            tiles = _tiles_field(action)
-            self._check_turn(seat)
-            return self._exchange(seat, tiles, now)
-        if do == "hint":
-            self._check_turn(seat)
-            return self._hint(seat)
-        if do == "quit":
-            vote = action.get("vote")
-            if vote is not None and not isinstance(vote, bool):
-                raise InvalidMove("bad_field", f"'vote' must be true or false, not {vote!r}")
-            self._check_over()
-            return self._quit(seat, vote)
-        raise InvalidMove("unknown_action", f"Mathable has no action {do!r}")
+    def _act_place(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._place(seat, action["tile"], as_cell(action["at"]))
 
-    def _check_over(self) -> None:
-        if self.end_reason is not None:
-            raise IllegalMove("game_over", "the game is over")
+    def _act_draw(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._extra_draw(seat)
 
-    def _check_turn(self, seat: int) -> None:
-        self._check_over()
-        if seat != self.turn_seat:
-            raise IllegalMove("not_your_turn", f"it is seat {self.turn_seat}'s turn, not {seat}'s")
+    def _act_end(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._end_turn(seat, "end", now)
+
+    def _act_exchange(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._exchange(seat, action["tiles"], now)
+
+    def _act_hint(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._hint(seat)
+
+    def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
+        return self._quit(seat, action.get("vote"))
+
+    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
+        ActionSpec(
+            do="place",
+            handler=_act_place,
+            fields=(
+                int_field("tile", 0, MAX_TILE, "a tile of the rack"),
+                cell_field("at", SIZE, SIZE, "an empty square where the tile makes an equation"),
+            ),
+            doc="put a rack tile on the board; it scores at once",
+        ),
+        ActionSpec(do="draw", handler=_act_draw, doc="take one earned extra draw from the bag"),
+        ActionSpec(do="end", handler=_act_end, doc="end the turn: refill the rack to 7"),
+        ActionSpec(
+            do="exchange",
+            handler=_act_exchange,
+            fields=(ints_field("tiles", 0, MAX_TILE, (1, RACK_SIZE), "rack tiles to give back"),),
+            doc="before placing anything: swap rack tiles for as many new ones; ends the turn",
+        ),
+        ActionSpec(do="hint", handler=_act_hint, doc="name a rack tile that fits somewhere"),
+        ActionSpec(
+            do="quit",
+            handler=_act_quit,
+            fields=(
+                flag_field("vote", "set this seat's vote; without it, toggle it", required=False),
+            ),
+            turn=False,
+            doc="vote to end the game; it ends when every human seat votes yes",
+        ),
+    )
 
     def _place(self, seat: int, tile: int, cell: Cell) -> list[Event]:
         rack = self.racks[seat]
         if tile not in rack:
-            raise IllegalMove("not_in_rack", f"tile {tile} is not on your rack {rack}")
+            raise IllegalMove(GameCode.NOT_IN_RACK, f"tile {tile} is not on your rack {rack}")
         r, c = cell
         there = self.board[r][c]
         if there is not None:
-            raise IllegalMove("occupied", f"square {[r, c]} already holds {there}")
+            raise IllegalMove(GameCode.OCCUPIED, f"square {[r, c]} already holds {there}")
         found = equations(self.board, cell, tile)
         if not found:
             only = OPERATORS.get(cell)
             how = f"by {only} (an operator square)" if only else "by + - * or exact /"
             raise IllegalMove(
-                "no_equation",
+                GameCode.NO_EQUATION,
                 f"tile {tile} at {[r, c]} is not made {how} of the two numbers in line "
                 f"above, below, left or right of it",
             )
@@ -495,10 +612,11 @@ class Mathable(Game):
     def _extra_draw(self, seat: int) -> list[Event]:
         if self.draws_left <= 0:
             raise IllegalMove(
-                "no_draw", "no extra draw left: each tile placed on an operator square earns one"
+                GameCode.NO_DRAW,
+                "no extra draw left: each tile placed on an operator square earns one",
             )
         if not self.bag:
-            raise IllegalMove("bag_empty", "the bag is empty")
+            raise IllegalMove(GameCode.BAG_EMPTY, "the bag is empty")
         self.draws_left -= 1
         tiles = self._take(1)
         self.racks[seat] = sorted(self.racks[seat] + tiles)
@@ -506,17 +624,19 @@ class Mathable(Game):
 
     def _exchange(self, seat: int, tiles: list[int], now: float) -> list[Event]:
         if self.turn_placed:
-            raise IllegalMove("already_placed", "you may only exchange before placing a tile")
+            raise IllegalMove(
+                GameCode.ALREADY_PLACED, "you may only exchange before placing a tile"
+            )
         missing = Counter(tiles) - Counter(self.racks[seat])
         if missing:
             raise IllegalMove(
-                "not_in_rack",
+                GameCode.NOT_IN_RACK,
                 f"tiles {sorted(missing.elements())} of {tiles} are not on your rack "
                 f"{self.racks[seat]}",
             )
         if len(tiles) > len(self.bag):
             raise IllegalMove(
-                "bag_too_small",
+                GameCode.BAG_TOO_SMALL,
                 f"cannot exchange {len(tiles)} tiles: the bag holds {len(self.bag)}",
             )
         # Draw first, then return: a player never gets back the tiles they gave up.
@@ -601,6 +721,8 @@ class Mathable(Game):
 
     def advance(self, now: float) -> list[Event]:
         """End the turn of the player to move when their time is up."""
+        if self._paused is not None:
+            return []
         deadline = self.next_deadline()
         if deadline is None or now < deadline:
             return []
@@ -608,9 +730,45 @@ class Mathable(Game):
         return [{"e": "timeout", "seat": seat}, *self._end_turn(seat, "timeout", now)]
 
     def next_deadline(self) -> float | None:
-        if self.turn_seconds <= 0 or self.end_reason is not None:
+        if self.turn_seconds <= 0 or self.end_reason is not None or self._paused is not None:
             return None
         return self.turn_started + self.turn_seconds
+
+    def _clock_resumes(self, now: float, gap: float) -> None:
+        self.turn_started += gap
+
+    # -- stand-ins: the room's COMP plays an away player's turns ---------------------
+
+    def stand_in(self, seat: int, now: float) -> list[Event]:
+        """A COMP stand-in plays ``seat`` from now on, its player being away.
+
+        Raises:
+            IllegalMove: ``game_over``; InvalidMove: ``bad_seat`` (not a human seat).
+        """
+        self._check_standin_seat(seat)
+        self.standins.add(seat)
+        self.stood_in.add(seat)
+        return [{"e": "stand_in", "seat": seat}]
+
+    def stand_back(self, seat: int, now: float) -> list[Event]:
+        """``seat``'s player takes the seat back from its stand-in."""
+        self._check_standin_seat(seat)
+        self.standins.discard(seat)
+        return [{"e": "stand_back", "seat": seat}]
+
+    @property
+    def stood_in_seats(self) -> frozenset[int]:
+        return frozenset(self.standins)
+
+    @property
+    def ever_stood_in(self) -> frozenset[int]:
+        return frozenset(self.stood_in)
+
+    def _check_standin_seat(self, seat: int) -> None:
+        if self.end_reason is not None:
+            raise IllegalMove(GameCode.GAME_OVER, "the game is over")
+        if not 0 <= seat < self.seats or seat in self.bots:
+            raise InvalidMove(GameCode.BAD_SEAT, f"seat {seat} is not a human seat")
 
     @property
     def status(self) -> Status:
@@ -658,8 +816,13 @@ class Mathable(Game):
             "tiles_placed": list(self.tiles_placed),
             "quit_votes": sorted(self.quit_votes),
             "hinted": sorted(self.hinted),
+            "standins": sorted(self.standins),
             "penalties": None if self.penalties is None else list(self.penalties),
         }
+
+    def revealed(self) -> dict[str, Any]:
+        """Every rack, when racks are hidden."""
+        return {} if self.open_racks else {"racks": [list(rack) for rack in self.racks]}
 
     def result(self) -> dict[str, Any] | None:
         out = super().result()
@@ -668,8 +831,13 @@ class Mathable(Game):
             out["penalties"] = list(self.penalties or [])
         return out
 
+    @classmethod
+    def tables(cls) -> list[str]:
+        """One Hall of Fame per seat count."""
+        return [f"{n} players" for n in range(cls.min_seats, cls.max_seats + 1)]
+
     def score_entries(self) -> list[ScoreEntry]:
-        """Hall of Fame claims: one table per seat count; hints and bots are out."""
+        """Hall of Fame claims: one table per seat count; hints, bots and stand-ins are out."""
         if self.end_reason is None:
             return []
         return [
@@ -680,5 +848,12 @@ class Mathable(Game):
                 detail={"tiles_placed": self.tiles_placed[i], "reason": self.end_reason},
             )
             for i in range(self.seats)
-            if i not in self.bots and i not in self.hinted
+            if i not in self.bots and i not in self.hinted and i not in self.stood_in
         ]
+
+
+def _check_tiles(where: str, tiles: Iterable[Any]) -> None:
+    """Refuse a position holding something that is not a tile number."""
+    for t in tiles:
+        if isinstance(t, bool) or t not in TILE_VALUES:
+            raise PositionError(f"{where} holds {t!r}, which is no Mathable tile")

@@ -10,11 +10,10 @@ from typing import Any
 import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from server.bots.base import Bot
-from server.bots.ishido import BOTS, GreedyBot, NormalBot, _board, _Outlook
-from server.games.base import Status
-from server.games.ishido import Ishido, Stone, full_set
+from tilehall.protocol import Status
+from tilehall.server.bots.base import Bot
+from tilehall.server.bots.ishido import BOTS, GreedyBot, NormalBot, _board, _Outlook
+from tilehall.server.games.ishido import Ishido, Stone, full_set
 
 OPTIONS = [
     {"scoring": s, "four_way": f} for s in ("modern", "ancient") for f in ("touching", "original")

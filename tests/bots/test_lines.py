@@ -10,9 +10,9 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from server.bots.base import Bot
-from server.bots.lines import (
+from tilehall.protocol import Status
+from tilehall.server.bots.base import Bot
+from tilehall.server.bots.lines import (
     BOTS,
     EasyLinesBot,
     LinesBot,
@@ -22,8 +22,7 @@ from server.bots.lines import (
     largest_region,
     window_values,
 )
-from server.games.base import Status
-from server.games.lines import EndReason, Lines, find_path, lines_through
+from tilehall.server.games.lines import EndReason, Lines, find_path, lines_through
 
 
 def wire(view: dict[str, Any]) -> dict[str, Any]:
@@ -36,9 +35,8 @@ def new(seed: int = 0, **options: Any) -> Lines:
 
 
 def with_board(rows: list[str], **options: Any) -> Lines:
-    game = new(width=len(rows[0]), height=len(rows), **options)
-    game._board = [0 if ch == "." else int(ch) for row in rows for ch in row]
-    return game
+    board = [[0 if ch == "." else int(ch) for ch in row] for row in rows]
+    return Lines.from_position(board, options=options)
 
 
 boards = st.integers(3, 8).flatmap(
@@ -183,9 +181,9 @@ def test_passes_when_it_is_not_its_turn_or_the_game_is_over() -> None:
     game = new(3)
     bot = LinesBot()
     assert bot.choose(wire(game.view(None))) is None
-    game._end = EndReason.NO_ROOM
-    assert game.status is Status.OVER
-    assert bot.choose(wire(game.view(0))) is None
+    over = Lines.from_position(game.view(0)["board"], end=EndReason.NO_ROOM)
+    assert over.status is Status.OVER
+    assert bot.choose(wire(over.view(0))) is None
 
 
 def test_same_seed_same_choice() -> None:
@@ -237,7 +235,10 @@ def test_a_line_longer_than_the_board_still_gets_legal_moves() -> None:
 def test_thinking_stays_within_the_budget_on_a_crowded_board() -> None:
     game = new(8)
     easy = EasyLinesBot()
-    while game.status is Status.PLAYING and sum(map(bool, game._board)) < 55:
+    while (
+        game.status is Status.PLAYING
+        and sum(v > 0 for row in game.view(0)["board"] for v in row) < 55
+    ):
         game.act(0, easy.choose(game.view(0)), 0.0)  # type: ignore[arg-type]
     if game.status is Status.OVER:
         pytest.skip("the warm-up game ended early")

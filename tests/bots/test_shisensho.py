@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 
-from server.bots.linksame import BOTS as LINKSAME_BOTS
-from server.bots.linksame import LinkSameBot
-from server.bots.matchit import BOTS as MATCHIT_BOTS
-from server.bots.matchit import MatchItBot
-from server.games.base import Status
-from server.games.linksame import LinkSame
-from server.games.matchit import MatchIt
-from server.games.shisensho import board_from_cells
+from tilehall.protocol import Status
+from tilehall.server.bots.linksame import BOTS as LINKSAME_BOTS
+from tilehall.server.bots.linksame import LinkSameBot
+from tilehall.server.bots.matchit import BOTS as MATCHIT_BOTS
+from tilehall.server.bots.matchit import MatchItBot
+from tilehall.server.games.linksame import LinkSame
+from tilehall.server.games.matchit import MatchIt
+from tilehall.server.games.shisensho import board_from_cells
 
 
 def test_bot_tables() -> None:
@@ -67,9 +67,8 @@ def test_bot_follows_its_plan_and_replans_when_the_board_changes() -> None:
 
 def test_stuck_boards_get_the_games_way_out() -> None:
     crossed = {(0, 0): 1, (0, 1): 2, (1, 0): 2, (1, 1): 1}
-    game = MatchIt(options={}, seats=1, rng=random.Random(4), now=0.0)
-    game._board = board_from_cells(6, 16, crossed)
+    game = MatchIt.from_position(board_from_cells(6, 16, crossed))
     assert MatchItBot().choose(game.view(0)) == {"do": "giveup"}
-    ls = LinkSame(options={"size": "easy"}, seats=1, rng=random.Random(4), now=0.0)
-    ls._board = board_from_cells(7, 12, crossed)
+    ls = LinkSame.from_position(board_from_cells(7, 12, crossed))
+    assert ls.view(0)["size"] == "easy"
     assert LinkSameBot().choose(ls.view(0)) == {"do": "shuffle"}

@@ -13,9 +13,15 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from server.games.base import GameError, IllegalMove, InvalidMove, OptionError, Status
-from server.games.ishido import Board, Ishido, Stone
+from tilehall.protocol import GameCode, Status
+from tilehall.server.games.base import (
+    GameError,
+    IllegalMove,
+    InvalidMove,
+    OptionError,
+    PositionError,
+)
+from tilehall.server.games.ishido import Ishido, Stone
 
 ROWS, COLS = 8, 12
 START = [(0, 0), (0, 11), (7, 0), (7, 11), (3, 5), (4, 6)]
@@ -96,16 +102,15 @@ def staged(
     fourways: int = 0,
     **options: str,
 ) -> Ishido:
-    """A game whose board, current stone and pouch are set by hand."""
-    g = new_game(**options)
-    board: Board = [[None] * COLS for _ in range(ROWS)]
-    for (r, c), (colour, symbol) in stones.items():
-        board[r][c] = Stone(colour, symbol)
-    g._set_board(board)
-    g.current = Stone(*current)
-    g.pouch = [Stone(*s) for s in (pouch if pouch is not None else [(5, 5)] * 3)]
-    g.fourways = fourways
-    g.legal = [(r, c) for r, c in legal_here(g.view(0)["board"], list(current), g.touching)]
+    """A game in a position set by hand; ``pouch`` is drawn from its end."""
+    board: list[list[Any]] = [[None] * COLS for _ in range(ROWS)]
+    for (r, c), stone in stones.items():
+        board[r][c] = list(stone)
+    stack = pouch if pouch is not None else [(5, 5)] * 3
+    g = Ishido.from_position(
+        board, current, list(reversed(stack)), fourways=fourways, options=options
+    )
+    assert g.view(0)["legal"] == legal_here(board, list(current), g.touching)
     return g
 
 
@@ -134,7 +139,7 @@ def test_opening_tableau(seed):
     occupied = [(r, c) for r in range(ROWS) for c in range(COLS) if view["board"][r][c]]
     assert sorted(occupied) == sorted(START)
     assert view["pouch"] == 65 and view["left"] == 66 and view["current"] is not None
-    assert view["status"] == "playing" and view["to_move"] == 0 and view["scores"] == [0]
+    assert view["status"] == Status.PLAYING and view["to_move"] == 0 and view["scores"] == [0]
 
 
 def test_openings_differ_by_seed():
@@ -168,7 +173,7 @@ def test_one_neighbour_colour_or_symbol():
     place(staged(stones, (0, 4)), 1, 2)  # symbol
     place(staged(stones, (1, 4)), 3, 2)  # both
     err = refused(staged(stones, (0, 0)), {"do": "place", "at": [2, 1]})
-    assert isinstance(err, IllegalMove) and err.code == "no_match"
+    assert isinstance(err, IllegalMove) and err.code == GameCode.NO_MATCH
     assert "right [1, 4] matches nothing" in err.message
 
 
@@ -178,14 +183,14 @@ def test_two_neighbours_one_colour_one_symbol():
     place(staged(stones, (2, 4)), 2, 2)
     for bad in [(1, 0), (0, 4), (3, 3)]:
         err = refused(staged(stones, bad), {"do": "place", "at": [2, 2]})
-        assert err.code == "no_match"
+        assert err.code == GameCode.NO_MATCH
     # Matching one neighbour completely is not enough if the other matches nothing.
     err = refused(staged({(2, 1): (1, 4), (2, 3): (3, 3)}, (1, 4)), {"do": "place", "at": [2, 2]})
     assert "left [1, 4] matches colour and symbol" in err.message
     assert "right [3, 3] matches nothing" in err.message
     # Two colour matches: each neighbour matches something, still illegal.
     err = refused(staged({(2, 1): (1, 4), (2, 3): (1, 3)}, (1, 0)), {"do": "place", "at": [2, 2]})
-    assert err.code == "no_match"
+    assert err.code == GameCode.NO_MATCH
 
 
 def test_three_neighbours():
@@ -194,13 +199,13 @@ def test_three_neighbours():
     stones2 = {(1, 2): (3, 0), (3, 2): (4, 0), (2, 1): (1, 2)}
     place(staged(stones2, (1, 0)), 2, 2)  # symbol, symbol, colour
     for bad in [(1, 1), (5, 0), (2, 4)]:  # colour x2 + nothing; symbol x1; colour x1 only
-        assert refused(staged(stones, bad), {"do": "place", "at": [2, 2]}).code == "no_match"
+        assert refused(staged(stones, bad), {"do": "place", "at": [2, 2]}).code == GameCode.NO_MATCH
     # All three by colour does not do: one must match by symbol.
     triple = {(1, 2): (1, 1), (3, 2): (1, 2), (2, 1): (1, 3)}
-    assert refused(staged(triple, (1, 0)), {"do": "place", "at": [2, 2]}).code == "no_match"
+    assert refused(staged(triple, (1, 0)), {"do": "place", "at": [2, 2]}).code == GameCode.NO_MATCH
     # An identical neighbour may play either part.
     twin = {(1, 2): (1, 0), (3, 2): (2, 2), (2, 1): (3, 0)}
-    assert refused(staged(twin, (1, 0)), {"do": "place", "at": [2, 2]}).code == "no_match"
+    assert refused(staged(twin, (1, 0)), {"do": "place", "at": [2, 2]}).code == GameCode.NO_MATCH
     twin[(3, 2)] = (2, 0)  # the twin matches by colour, the other two by symbol
     place(staged(twin, (1, 0)), 2, 2)
     twin[(3, 2)] = (1, 5)  # the twin matches by symbol, the other two by colour
@@ -227,7 +232,7 @@ def test_four_way_touching_is_legal_under_both_rules(dirs):
 @pytest.mark.parametrize("dirs", [{"up", "down"}, {"left", "right"}])
 def test_four_way_opposite_needs_original_rule(dirs):
     err = refused(staged(four(dirs), (1, 0)), {"do": "place", "at": [3, 3]})
-    assert err.code == "no_match" and "touch at a corner" in err.message
+    assert err.code == GameCode.NO_MATCH and "touch at a corner" in err.message
     events = place(staged(four(dirs), (1, 0), four_way="original"), 3, 3)
     assert events[0]["fourway"] is True
 
@@ -237,7 +242,7 @@ def test_four_way_needs_two_and_two():
     stones[(4, 3)] = (1, 5)  # down now matches by colour: three colours, one symbol
     for rule in ("touching", "original"):
         g = staged(stones, (1, 0), four_way=rule)
-        assert refused(g, {"do": "place", "at": [3, 3]}).code == "no_match"
+        assert refused(g, {"do": "place", "at": [3, 3]}).code == GameCode.NO_MATCH
 
 
 def test_legal_list_greys_out_the_rest():
@@ -252,16 +257,16 @@ def test_legal_list_greys_out_the_rest():
 
 def test_occupied_no_neighbour_and_malformed():
     g = new_game(1)
-    assert refused(g, {"do": "place", "at": [3, 5]}).code == "occupied"
-    assert refused(g, {"do": "place", "at": [5, 2]}).code == "no_neighbour"
+    assert refused(g, {"do": "place", "at": [3, 5]}).code == GameCode.OCCUPIED
+    assert refused(g, {"do": "place", "at": [5, 2]}).code == GameCode.NO_NEIGHBOUR
     for at in ([8, 0], [0, 12], [-1, 0], [1], "a1", [True, 0], [1.0, 2], None):
         err = refused(g, {"do": "place", "at": at})
-        assert isinstance(err, InvalidMove) and err.code == "bad_cell"
-    assert refused(g, {"do": "place"}).code == "missing_field"
+        assert isinstance(err, InvalidMove) and err.code == GameCode.BAD_CELL
+    assert refused(g, {"do": "place"}).code == GameCode.MISSING_FIELD
     for action in ({"do": "fly"}, {}, {"do": 3}):
         err = refused(g, action)
-        assert isinstance(err, InvalidMove) and err.code == "unknown_action"
-    assert refused(g, {"do": "help"}, seat=1).code == "not_your_turn"
+        assert isinstance(err, InvalidMove) and err.code == GameCode.UNKNOWN_ACTION
+    assert refused(g, {"do": "help"}, seat=1).code == GameCode.NOT_YOUR_TURN
 
 
 def test_game_over_refuses_everything():
@@ -270,7 +275,7 @@ def test_game_over_refuses_everything():
     assert [e["e"] for e in events] == ["placed", "drew", "game_over"]
     assert g.status is Status.OVER and g.to_move is None
     for action in ({"do": "place", "at": [2, 4]}, {"do": "help"}):
-        assert refused(g, action).code == "game_over"
+        assert refused(g, action).code == GameCode.GAME_OVER
 
 
 def test_bad_options():
@@ -424,7 +429,7 @@ def test_engine_agrees_with_independent_checker(cells, stone, rule):
         assert place(g, 3, 3)[0]["neighbours"] == len(nbs)
     else:
         err = refused(g, {"do": "place", "at": [3, 3]})
-        assert err.code == ("no_neighbour" if not nbs else "no_match")
+        assert err.code == (GameCode.NO_NEIGHBOUR if not nbs else GameCode.NO_MATCH)
 
 
 # -- property tests: random play ---------------------------------------------------------
@@ -556,7 +561,7 @@ def test_fits_agrees_with_the_independent_checker_everywhere():
     _fits_coded(), the same test over coded neighbours; this walks all 10^4
     neighbour fillings for 9 stones through both.
     """
-    from server.games.ishido import _MATCH, DIRECTIONS, _fits_coded, _kind, fits
+    from tilehall.server.games.ishido import _MATCH, DIRECTIONS, _fits_coded, _kind, fits
 
     names = [name for name, _, _ in DIRECTIONS]
     cells = [None, *product(range(3), repeat=2)]
@@ -578,3 +583,51 @@ def test_fits_agrees_with_the_independent_checker_everywhere():
                     assert _fits_coded(match, coded, touching) is expected, (stone, filling)
                 checked += 1
     assert checked == 9 * 10**4 * 2
+
+
+# -- positions ------------------------------------------------------------------------
+
+
+def test_from_position_takes_up_a_game_where_it_stands():
+    g = new_game(5)
+    for step in range(20):
+        legal = g.view(0)["legal"]
+        place(g, *legal[step % len(legal)])
+    g.act(0, {"do": "help"}, 2.0)
+    view = g.view(0)
+    again = Ishido.from_position(
+        view["board"],
+        view["current"],
+        [list(s) for s in reversed(g.pouch)],  # the engine draws from the end
+        score=view["scores"][0],
+        fourways=view["fourways"],
+        placed=view["placed"],
+        helps=view["helps"],
+    )
+    assert again.view(0) == {**view, "last": None}
+    while g.status is Status.PLAYING:
+        action = {"do": "place", "at": g.view(0)["legal"][0]}
+        assert again.act(0, action, 3.0) == g.act(0, action, 3.0)
+    assert again.view(0) == g.view(0)
+
+
+@pytest.mark.parametrize(
+    ("board", "current", "pouch", "counts"),
+    [
+        ([[None] * COLS] * (ROWS - 1), [0, 0], [], {}),
+        ([[None] * (COLS + 1)] * ROWS, [0, 0], [], {}),
+        ([[[6, 0]] + [None] * (COLS - 1)] * ROWS, [0, 0], [], {}),
+        ([[None] * COLS] * ROWS, [0], [], {}),
+        ([[None] * COLS] * ROWS, [0, 0], [[True, 0]], {}),
+        ([[None] * COLS] * ROWS, "ab", [], {}),
+        ([[None] * COLS] * ROWS, [0, 0], [], {"fourways": -1}),
+    ],
+)
+def test_from_position_refuses_what_no_board_holds(board, current, pouch, counts):
+    with pytest.raises(PositionError):
+        Ishido.from_position(board, current, pouch, **counts)
+
+
+def test_from_position_checks_the_options():
+    with pytest.raises(OptionError):
+        Ishido.from_position([[None] * COLS] * ROWS, [0, 0], options={"scoring": "future"})

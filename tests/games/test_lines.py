@@ -10,9 +10,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from server.games.base import IllegalMove, InvalidMove, OptionError, Status
-from server.games.lines import Lines, find_path, line_points, lines_through
+from tilehall.protocol import GameCode, Status
+from tilehall.server.games.base import (
+    IllegalMove,
+    InvalidMove,
+    OptionError,
+    PositionError,
+)
+from tilehall.server.games.lines import EndReason, Lines, find_path, line_points, lines_through
 
 # A 5x5 filler with colours 2..5 and no line of 5 in any direction: along a row
 # the colour alternates between two values, along a column or diagonal it cycles
@@ -28,19 +33,17 @@ def new(seed: int = 0, **options: Any) -> Lines:
     return Lines(options=options, seats=1, rng=random.Random(seed), now=0.0)
 
 
-def setup(rows: list[str], seed: int = 0, nxt: list[int] | None = None, **options: Any) -> Lines:
-    """A game whose board is drawn as text: '.' empty, a digit a colour, 'x' the filler."""
-    height, width = len(rows), len(rows[0])
-    game = new(seed, width=width, height=height, **options)
-    board = []
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            board.append(0 if ch == "." else pattern(r, c) if ch == "x" else int(ch))
-    game._board = board
-    game._score = 0  # whatever the opening throw scored is gone with its board
-    if nxt is not None:
-        game._next = list(nxt)
-    return game
+def setup(
+    rows: list[str], seed: int = 0, nxt: list[int] | None = None, streak: int = 0, **options: Any
+) -> Lines:
+    """A game in the position drawn as text: '.' empty, a digit a colour, 'x' the filler."""
+    board = [
+        [0 if ch == "." else pattern(r, c) if ch == "x" else int(ch) for c, ch in enumerate(row)]
+        for r, row in enumerate(rows)
+    ]
+    return Lines.from_position(
+        board, streak=streak, next_colours=nxt, options=options, rng=random.Random(seed)
+    )
 
 
 def move(game: Lines, src: list[int], dst: list[int]) -> list[dict[str, Any]]:
@@ -56,7 +59,8 @@ def events_named(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]
 
 
 def no_lines(game: Lines) -> bool:
-    board, w, h = game._board, game.width, game.height
+    board = [v for row in game.view(0)["board"] for v in row]
+    w, h = game.width, game.height
     return all(not lines_through(board, w, h, i, game.min_line) for i in range(w * h))
 
 
@@ -185,7 +189,7 @@ def test_move_event_carries_a_four_connected_path_through_empty_cells() -> None:
             ".........",
         ]
     )
-    before = copy.deepcopy(game._board)
+    before = copy.deepcopy(game.view(0)["board"])
     events = move(game, [0, 0], [0, 3])
     moved = events[0]
     assert moved["e"] == "moved"
@@ -194,7 +198,7 @@ def test_move_event_carries_a_four_connected_path_through_empty_cells() -> None:
     assert path[0] == [0, 0] and path[-1] == [0, 3]
     for (r1, c1), (r2, c2) in itertools.pairwise(path):
         assert abs(r1 - r2) + abs(c1 - c2) == 1
-    assert all(before[r * 9 + c] == 0 for r, c in path[1:])
+    assert all(before[r][c] == 0 for r, c in path[1:])
     assert len(path) == 10  # round the wall: down 3, right 3, up 3, plus the start
 
 
@@ -212,7 +216,7 @@ def test_unreachable_target_is_refused_and_nothing_changes() -> None:
     rng_state = game.rng.getstate()
     with pytest.raises(IllegalMove) as err:
         move(game, [4, 4], [0, 0])
-    assert err.value.code == "unreachable"
+    assert err.value.code == GameCode.UNREACHABLE
     assert "[4, 4]" in err.value.message and "[0, 0]" in err.value.message
     assert game.view(0) == before
     assert game.rng.getstate() == rng_state
@@ -221,15 +225,15 @@ def test_unreachable_target_is_refused_and_nothing_changes() -> None:
 @pytest.mark.parametrize(
     ("action", "kind", "code"),
     [
-        ({"do": "move", "from": [0, 9], "to": [1, 1]}, InvalidMove, "bad_cell"),
-        ({"do": "move", "from": [0, 0], "to": "b2"}, InvalidMove, "bad_cell"),
-        ({"do": "move", "from": [0, 0], "to": [True, 1]}, InvalidMove, "bad_cell"),
-        ({"do": "move", "from": [0, 0]}, InvalidMove, "missing_field"),
-        ({"do": "move", "from": [2, 2], "to": [1, 1]}, IllegalMove, "empty_source"),
-        ({"do": "move", "from": [0, 0], "to": [0, 1]}, IllegalMove, "occupied"),
-        ({"do": "move", "from": [0, 0], "to": [0, 0]}, IllegalMove, "occupied"),
-        ({"do": "jump", "from": [0, 0], "to": [1, 1]}, InvalidMove, "unknown_action"),
-        ({}, InvalidMove, "unknown_action"),
+        ({"do": "move", "from": [0, 9], "to": [1, 1]}, InvalidMove, GameCode.BAD_CELL),
+        ({"do": "move", "from": [0, 0], "to": "b2"}, InvalidMove, GameCode.BAD_CELL),
+        ({"do": "move", "from": [0, 0], "to": [True, 1]}, InvalidMove, GameCode.BAD_CELL),
+        ({"do": "move", "from": [0, 0]}, InvalidMove, GameCode.MISSING_FIELD),
+        ({"do": "move", "from": [2, 2], "to": [1, 1]}, IllegalMove, GameCode.EMPTY_SOURCE),
+        ({"do": "move", "from": [0, 0], "to": [0, 1]}, IllegalMove, GameCode.OCCUPIED),
+        ({"do": "move", "from": [0, 0], "to": [0, 0]}, IllegalMove, GameCode.OCCUPIED),
+        ({"do": "jump", "from": [0, 0], "to": [1, 1]}, InvalidMove, GameCode.UNKNOWN_ACTION),
+        ({}, InvalidMove, GameCode.UNKNOWN_ACTION),
     ],
 )
 def test_refusals_have_stable_codes_and_change_nothing(
@@ -247,7 +251,7 @@ def test_only_seat_zero_plays() -> None:
     game = setup(["12.......", "........."] + ["." * 9] * 7)
     with pytest.raises(IllegalMove) as err:
         move_as(game, 1)
-    assert err.value.code == "not_your_turn"
+    assert err.value.code == GameCode.NOT_YOUR_TURN
 
 
 def move_as(game: Lines, seat: int) -> None:
@@ -269,8 +273,8 @@ def test_a_throw_that_completes_a_line_removes_it_without_streak() -> None:
     game = setup(
         ["1111.", "xxxxx", "xxxxx", "xxxxx", "x..xx"],
         nxt=[1, 1, 1],
+        streak=2,  # a throw resets it and scores with b = 0 anyway
     )
-    game._streak = 2  # a throw resets it and scores with b = 0 anyway
     events = move(game, [4, 3], [4, 2])
     (thrown,) = events_named(events, "thrown")
     assert sorted(thrown["cells"]) == [[0, 4], [4, 1], [4, 3]]
@@ -297,7 +301,7 @@ def test_game_over_exactly_when_the_throw_does_not_fit(
     rows = ["".join(cells[r * 5 : r * 5 + 5]) for r in range(5)]
     game = setup(rows, nxt=[1, 1, 1])
     src = 25 - empty - 1
-    board_before = list(game._board)
+    chips_before = chips(game)
     events = move(game, list(divmod(src, 5)), list(divmod(src + 1, 5)))
     assert (game.status is Status.OVER) is over
     if over:
@@ -306,17 +310,16 @@ def test_game_over_exactly_when_the_throw_does_not_fit(
         assert game.to_move is None
         with pytest.raises(IllegalMove) as err:
             move(game, [0, 0], [4, 4])
-        assert err.value.code == "game_over"
+        assert err.value.code == GameCode.GAME_OVER
     if reason == "no_room":
         assert not events_named(events, "thrown")
-        assert sum(map(bool, game._board)) == sum(map(bool, board_before))
+        assert chips(game) == chips_before
     else:
         assert events_named(events, "thrown")
 
 
 def test_a_scoring_move_that_empties_the_board_lets_the_computer_throw() -> None:
-    game = setup(["1111.....", "........1"] + ["." * 9] * 7, seed=5)
-    game._streak = 1
+    game = setup(["1111.....", "........1"] + ["." * 9] * 7, seed=5, streak=1)
     events = move(game, [1, 8], [0, 4])
     names = [e["e"] for e in events]
     assert names == ["moved", "removed", "thrown"]
@@ -519,3 +522,66 @@ def test_random_play_keeps_the_invariants_and_replays_identically(
         assert no_lines(game)
         if game.status is Status.PLAYING:
             assert 0 < chips(game) < game.width * game.height
+
+
+# -- positions ---------------------------------------------------------------------------
+
+
+def test_from_position_takes_up_a_game_where_it_stands() -> None:
+    game = new(4, preview=True)
+    for pick in range(12):
+        src, dst = any_move(game.view(0)["board"], pick)
+        move(game, src, dst)
+    assert game.status is Status.PLAYING
+    view = game.view(0)
+    state = random.Random()
+    state.setstate(game.rng.getstate())
+    again = Lines.from_position(
+        view["board"],
+        score=view["score"],
+        streak=view["streak"],
+        moves=view["moves"],
+        next_colours=view["next"],
+        options={"preview": True},
+        rng=state,
+    )
+    assert again.view(0) == view
+    for pick in range(12):
+        if game.status is Status.OVER:
+            break
+        src, dst = any_move(game.view(0)["board"], pick)
+        assert move(again, src, dst) == move(game, src, dst)
+    assert again.view(0) == game.view(0)
+
+
+def test_from_position_ends_where_it_is_told() -> None:
+    over = Lines.from_position([[1, 2, 3]] * 3, end=EndReason.BOARD_FULL, score=7)
+    assert over.status is Status.OVER and over.to_move is None
+    assert over.result() == {"scores": [7], "winners": [0], "reason": "board_full", "moves": 0}
+
+
+@pytest.mark.parametrize(
+    ("board", "extra"),
+    [
+        ([[0, 1, 0], [0, 0], [0, 0, 0]], {}),  # ragged
+        ([[0, 6, 0]] * 3, {}),  # colour 6 of 5
+        ([[0, True, 0]] * 3, {}),
+        ([[1, 1, 1]] * 3, {}),  # full, yet in play
+        ([[0, 0, 0]] * 3, {}),  # empty, yet in play
+        ([[0, 1, 0]] * 3, {"options": {"width": 4}}),
+        ([[0, 1, 0]] * 3, {"next_colours": [1, 2]}),  # a throw is 3
+        ([[0, 1, 0]] * 3, {"next_colours": [1, 2, 9]}),
+        ([[0, 1, 0]] * 3, {"streak": -1}),
+    ],
+)
+def test_from_position_refuses_what_no_game_holds(
+    board: list[list[int]], extra: dict[str, Any]
+) -> None:
+    with pytest.raises(PositionError):
+        Lines.from_position(board, **extra)
+
+
+def test_from_position_checks_the_options() -> None:
+    with pytest.raises(OptionError) as err:
+        Lines.from_position([[0, 1, 0]] * 3, options={"colours": 1})
+    assert err.value.option == "colours"

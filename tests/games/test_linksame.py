@@ -8,10 +8,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from server.games.base import IllegalMove, InvalidMove, OptionError, Status
-from server.games.linksame import LinkSame, speed_bonus
-from server.games.shisensho import find_path, identity_key, movement, solve
+from tilehall.protocol import GameCode, Status
+from tilehall.server.games.base import (
+    IllegalMove,
+    InvalidMove,
+    OptionError,
+    PositionError,
+)
+from tilehall.server.games.linksame import SIZES, LinkSame, deal_stage, speed_bonus
+from tilehall.server.games.shisensho import find_path, identity_key, movement, solve
 
 
 def new_game(
@@ -25,13 +30,16 @@ def parse(*rows: str) -> list[list[int | None]]:
     return [[None if ch == "." else ord(ch) - 65 for ch in row] for row in rows]
 
 
-def set_board(game: LinkSame, *rows: str) -> None:
-    """Top-left corner of the board from ``rows``; the rest empty."""
-    board: list[list[int | None]] = [[None] * game.cols for _ in range(game.rows)]
+def staged(
+    *rows: str, size: str = "easy", stages: int = 9, mode: str = "timed", **position: Any
+) -> LinkSame:
+    """A game in play whose board's top-left corner is ``rows``, the rest empty."""
+    height, width = SIZES[size]
+    board: list[list[int | None]] = [[None] * width for _ in range(height)]
     for r, row in enumerate(parse(*rows)):
         board[r][: len(row)] = row
-    game._board = board
-    game._start_board = [row[:] for row in board]
+    options = {"stages": stages, "mode": mode}
+    return LinkSame.from_position(board, options=options, rng=random.Random(1), **position)
 
 
 def pair(a: tuple[int, int], b: tuple[int, int]) -> dict[str, Any]:
@@ -83,8 +91,7 @@ ROW_PAIRS = ("AABBCCDDEEFF", "GGHHIIJJKKLL")
 
 
 def test_speed_bonus_on_the_engine_clock() -> None:
-    game = new_game()
-    set_board(game, *ROW_PAIRS)
+    game = staged(*ROW_PAIRS)
     t = 100.0
     got = []
     moves = [((0, c), (0, c + 1)) for c in range(0, 12, 2)] + [((1, 0), (1, 1))]
@@ -98,8 +105,7 @@ def test_speed_bonus_on_the_engine_clock() -> None:
 
 
 def test_shot_clock_ticks_every_ten_seconds_after_the_first_pair() -> None:
-    game = new_game()
-    set_board(game, *ROW_PAIRS)
+    game = staged(*ROW_PAIRS)
     assert game.advance(50.0) == [] and game.next_deadline() is None  # not started
     game.act(0, pair((0, 0), (0, 1)), 100.0)
     assert game.scores == [1] and game.next_deadline() == 110.0
@@ -115,8 +121,7 @@ def test_shot_clock_ticks_every_ten_seconds_after_the_first_pair() -> None:
 
 
 def test_an_action_pays_the_ticks_the_room_has_not_run_yet() -> None:
-    game = new_game()
-    set_board(game, *ROW_PAIRS)
+    game = staged(*ROW_PAIRS)
     game.act(0, pair((0, 0), (0, 1)), 100.0)
     events = game.act(0, pair((0, 2), (0, 3)), 125.0)
     assert [e["e"] for e in events] == ["shot_clock", "removed"]
@@ -124,8 +129,7 @@ def test_an_action_pays_the_ticks_the_room_has_not_run_yet() -> None:
 
 
 def test_a_pair_ten_seconds_later_pays_the_tick_and_gets_no_bonus() -> None:
-    game = new_game()
-    set_board(game, *ROW_PAIRS)
+    game = staged(*ROW_PAIRS)
     game.act(0, pair((0, 0), (0, 1)), 100.0)
     events = game.act(0, pair((0, 2), (0, 3)), 110.0)
     assert events[0] == {"e": "shot_clock", "ticks": 1, "points": -1, "score": 0}
@@ -165,8 +169,7 @@ CROSSED = ("AB", "BA")
 
 
 def test_a_stuck_board_is_reshuffled_free_and_stays_solvable() -> None:
-    game = new_game()
-    set_board(game, *CROSSED, "", "CC")
+    game = staged(*CROSSED, "", "CC")
     events = game.act(0, pair((3, 0), (3, 1)), 5.0)
     assert [e["e"] for e in events] == ["removed", "shuffled"]
     assert events[1]["free"] is True and events[1]["points"] == 0
@@ -178,10 +181,9 @@ def test_a_stuck_board_is_reshuffled_free_and_stays_solvable() -> None:
 
 @pytest.mark.parametrize("stage", range(1, 9))
 def test_free_reshuffles_are_solvable_under_the_stage_rule(stage: int) -> None:
-    game = new_game(seed=stage)
-    game._start_stage(stage)
-    rule = movement(stage, game.rows, game.cols)
-    board = [row[:] for row in game._board]
+    rule = movement(stage, 7, 12)
+    board = deal_stage(7, 12, rule, random.Random(stage))
+    game = LinkSame.from_position(board, stage=stage, rng=random.Random(stage))
     for a, b in solve(board, identity_key, rule).moves[:30]:
         game.act(0, pair(a, b), 1.0)
     events = game.act(0, {"do": "shuffle"}, 2.0)
@@ -189,8 +191,8 @@ def test_free_reshuffles_are_solvable_under_the_stage_rule(stage: int) -> None:
 
 
 def test_restart_puts_back_the_stage_board_and_score() -> None:
-    game = new_game()
-    game._score = game._start_score = 40  # as if an earlier stage had scored
+    deal = deal_stage(7, 12, movement(0, 7, 12), random.Random(1))
+    game = LinkSame.from_position(deal, score=40)  # as if an earlier stage had scored
     start = game.view(0)["board"]
     for a, b in solve(start).moves[:5]:
         game.act(0, pair(a, b), 1.0)
@@ -211,7 +213,7 @@ def play_stage(game: LinkSame, t: float) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     stage = game.view(0)["stage"]
     while game.status is Status.PLAYING and game.view(0)["stage"] == stage:
-        a, b = solve(game._board, identity_key, game.rule).moves[0]
+        a, b = solve(game.view(0)["board"], identity_key, game.rule).moves[0]
         t += 1.0
         events += game.act(0, pair(a, b), t)
     return events
@@ -249,13 +251,11 @@ def test_completing_every_stage_claims_a_score() -> None:
     }
     with pytest.raises(IllegalMove) as err:
         game.act(0, {"do": "hint"}, 1000.0)
-    assert err.value.code == "game_over"
+    assert err.value.code == GameCode.GAME_OVER
 
 
 def test_hard_nine_table_name() -> None:
-    game = new_game("hard", stages=9)
-    game._stage = 8
-    set_board(game, "AA")
+    game = staged("AA", size="hard", stages=9, stage=8)
     game.act(0, pair((0, 0), (0, 1)), 1.0)
     assert [e.table for e in game.score_entries()] == ["hard-9"]
 
@@ -270,8 +270,7 @@ def test_quitting_ends_without_a_score() -> None:
 
 
 def test_practice_mode_has_no_clock_and_no_score() -> None:
-    game = new_game(mode="practice", stages=1)
-    set_board(game, *ROW_PAIRS)
+    game = staged(*ROW_PAIRS, mode="practice", stages=1)
     events = game.act(0, pair((0, 0), (0, 1)), 1.0) + game.act(0, pair((0, 2), (0, 3)), 1.5)
     assert [(e["points"], e["bonus"]) for e in events] == [(0, 0), (0, 0)]
     assert game.next_deadline() is None and game.advance(99.0) == []
@@ -296,9 +295,8 @@ def test_practice_mode_has_no_clock_and_no_score() -> None:
 def test_the_engine_slides_by_the_stage_rule(
     stage: int, before: dict, after: dict, moved: list
 ) -> None:
-    game = new_game()
-    game._stage = stage
-    game._board = [[before.get((r, c)) for c in range(12)] for r in range(7)]
+    board = [[before.get((r, c)) for c in range(12)] for r in range(7)]
+    game = LinkSame.from_position(board, stage=stage)
     a, b = [cell for cell, t in before.items() if t == 0]
     (event,) = game.act(0, pair(a, b), 1.0)
     assert event["moved"] == moved
@@ -311,20 +309,19 @@ def test_the_engine_slides_by_the_stage_rule(
 @pytest.mark.parametrize(
     ("seat", "action", "kind", "code"),
     [
-        (1, {"do": "hint"}, IllegalMove, "not_your_turn"),
-        (0, {"do": "help"}, InvalidMove, "unknown_action"),
-        (0, {"do": "pair", "b": [0, 0]}, InvalidMove, "missing_field"),
-        (0, {"do": "pair", "a": [0, 0], "b": [7, 0]}, InvalidMove, "bad_cell"),
-        (0, {"do": "pair", "a": [0, 0], "b": [True, 0]}, InvalidMove, "bad_cell"),
-        (0, {"do": "pair", "a": [0, 1], "b": [0, 1]}, IllegalMove, "same_cell"),
-        (0, {"do": "pair", "a": [0, 0], "b": [0, 1]}, IllegalMove, "no_match"),
-        (0, {"do": "pair", "a": [0, 0], "b": [1, 1]}, IllegalMove, "no_path"),
-        (0, {"do": "pair", "a": [0, 0], "b": [5, 5]}, IllegalMove, "empty_cell"),
+        (1, {"do": "hint"}, IllegalMove, GameCode.NOT_YOUR_TURN),
+        (0, {"do": "help"}, InvalidMove, GameCode.UNKNOWN_ACTION),
+        (0, {"do": "pair", "b": [0, 0]}, InvalidMove, GameCode.MISSING_FIELD),
+        (0, {"do": "pair", "a": [0, 0], "b": [7, 0]}, InvalidMove, GameCode.BAD_CELL),
+        (0, {"do": "pair", "a": [0, 0], "b": [True, 0]}, InvalidMove, GameCode.BAD_CELL),
+        (0, {"do": "pair", "a": [0, 1], "b": [0, 1]}, IllegalMove, GameCode.SAME_CELL),
+        (0, {"do": "pair", "a": [0, 0], "b": [0, 1]}, IllegalMove, GameCode.NO_MATCH),
+        (0, {"do": "pair", "a": [0, 0], "b": [1, 1]}, IllegalMove, GameCode.NO_PATH),
+        (0, {"do": "pair", "a": [0, 0], "b": [5, 5]}, IllegalMove, GameCode.EMPTY_CELL),
     ],
 )
 def test_refusals_change_nothing(seat: int, action: dict, kind: type, code: str) -> None:
-    game = new_game()
-    set_board(game, *CROSSED, "", "CC")
+    game = staged(*CROSSED, "", "CC")
     game.act(0, {"do": "hint"}, 1.0)
     before = (game.view(0), game.rng.getstate())
     with pytest.raises(kind) as err:
@@ -358,7 +355,7 @@ def test_replays_agree_and_refusals_change_nothing(seed: int, mode: str, script:
         if action == "solver":
             if one.status is not Status.PLAYING:
                 continue
-            a, b = solve(one._board, identity_key, one.rule).moves[0]
+            a, b = solve(one.view(0)["board"], identity_key, one.rule).moves[0]
             action = pair(a, b)
         before = (one.view(0), one.rng.getstate())
         try:
@@ -370,3 +367,47 @@ def test_replays_agree_and_refusals_change_nothing(seed: int, mode: str, script:
         else:
             assert two.act(0, action, now) == events
         assert one.view(None) == two.view(None)
+
+
+# -- positions -----------------------------------------------------------------------------------
+
+
+def test_from_position_takes_up_a_game_where_it_stands() -> None:
+    game = new_game(seed=4)
+    rule = movement(0, 7, 12)
+    t = 0.0
+    for a, b in solve(game.view(0)["board"], identity_key, rule).moves[:6]:
+        t += 4.0
+        game.act(0, pair(a, b), t)
+    game.advance(t + 25.0)
+    view = game.view(0)
+    ticks = round((view["shot_deadline"] - view["last_pair"]) / 10) - 1
+    again = LinkSame.from_position(
+        view["board"],
+        score=view["score"],
+        last_pair=view["last_pair"],
+        ticks=ticks,
+        options={"size": "easy"},
+        now=view["now"],
+    )
+    assert ticks == 2 and again.view(0) == view
+    a, b = solve(view["board"], identity_key, rule).moves[0]
+    assert again.act(0, pair(a, b), t + 31.0) == game.act(0, pair(a, b), t + 31.0)
+    assert again.view(0) == game.view(0)
+
+
+@pytest.mark.parametrize(
+    ("board", "extra"),
+    [
+        ([[0] * 13] * 7, {}),  # no size is 7x13
+        ([[21] + [None] * 11] + [[None] * 12] * 6, {}),  # easy has kinds 0..20
+        ([[None] * 12] * 7, {}),
+        ([[0] + [None] * 11] + [[None] * 12] * 6, {"stage": 9}),
+        ([[0] + [None] * 11] + [[None] * 12] * 6, {"options": {"size": "hard"}}),
+        ([[0] + [None] * 11] + [[None] * 12] * 6, {"last_pair": 5.0, "now": 1.0}),
+        ([[0] + [None] * 11] + [[None] * 12] * 6, {"ticks": 1}),  # ticks without a pair
+    ],
+)
+def test_from_position_refuses_what_no_game_holds(board: list, extra: dict) -> None:
+    with pytest.raises(PositionError):
+        LinkSame.from_position(board, **extra)

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from server.games.base import IllegalMove, InvalidMove, Status
-from server.games.matchit import (
+from tilehall.protocol import GameCode, Status
+from tilehall.server.games.base import IllegalMove, InvalidMove, PositionError
+from tilehall.server.games.matchit import (
     COLS,
     KIND_COUNTS,
     ROWS,
@@ -21,7 +21,7 @@ from server.games.matchit import (
     match_key,
     sheet_seconds,
 )
-from server.games.shisensho import board_from_cells, find_path, playable_pairs, solve
+from tilehall.server.games.shisensho import board_from_cells, find_path, playable_pairs, solve
 
 PLUM, ORCHID, CHRYS, BAMBOO_FLOWER = 34, 35, 36, 37
 SPRING, SUMMER, AUTUMN, WINTER = 38, 39, 40, 41
@@ -31,8 +31,10 @@ def new_game(seed: int = 1, now: float = 0.0) -> MatchIt:
     return MatchIt(options={}, seats=1, rng=random.Random(seed), now=now)
 
 
-def set_board(game: MatchIt, cells: dict[tuple[int, int], int]) -> None:
-    game._board = board_from_cells(ROWS, COLS, cells)
+def game_on(cells: dict[tuple[int, int], int], seed: int = 1, **position: Any) -> MatchIt:
+    """A game in play on a sheet holding ``cells`` (cell to tile) and nothing else."""
+    board = board_from_cells(ROWS, COLS, cells)
+    return MatchIt.from_position(board, rng=random.Random(seed), **position)
 
 
 def pair(a: tuple[int, int], b: tuple[int, int]) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def test_tile_set() -> None:
 def test_new_game_view() -> None:
     game = new_game(now=10.0)
     view = game.view(0)
-    assert view["game"] == "matchit" and view["status"] == "playing" and view["to_move"] == 0
+    assert view["game"] == "matchit" and view["status"] == Status.PLAYING and view["to_move"] == 0
     assert (view["rows"], view["cols"]) == (6, 16)
     counts: dict[int, int] = {}
     for row in view["board"]:
@@ -85,33 +87,29 @@ def test_new_game_view() -> None:
 
 
 def test_any_flower_matches_any_flower_and_costs_the_pedigree() -> None:
-    game = new_game()
-    set_board(game, {(0, 0): PLUM, (0, 1): ORCHID, (3, 0): SPRING, (3, 1): WINTER})
+    game = game_on({(0, 0): PLUM, (0, 1): ORCHID, (3, 0): SPRING, (3, 1): WINTER})
     events = game.act(0, pair((0, 0), (0, 1)), 5.0)
     assert events[0]["e"] == "removed" and events[0]["tiles"] == [PLUM, ORCHID]
     assert events[0]["points"] == 2 and game.view(0)["pedigree"] is False
 
 
 def test_any_season_matches_any_season() -> None:
-    game = new_game()
-    set_board(game, {(0, 0): SUMMER, (0, 5): AUTUMN, (4, 4): 3, (4, 5): 3})
+    game = game_on({(0, 0): SUMMER, (0, 5): AUTUMN, (4, 4): 3, (4, 5): 3})
     events = game.act(0, pair((0, 0), (0, 5)), 5.0)
     assert events[0]["e"] == "removed" and events[0]["path"] == [[0, 0], [0, 5]]
 
 
 def test_identical_flowers_keep_the_pedigree() -> None:
-    game = new_game()
-    set_board(game, {(0, 0): CHRYS, (0, 1): CHRYS, (3, 0): 7, (3, 1): 7})
+    game = game_on({(0, 0): CHRYS, (0, 1): CHRYS, (3, 0): 7, (3, 1): 7})
     game.act(0, pair((0, 0), (0, 1)), 5.0)
     assert game.view(0)["pedigree"] is True
 
 
 def test_a_flower_does_not_match_a_season() -> None:
-    game = new_game()
-    set_board(game, {(0, 0): PLUM, (0, 1): SPRING})
+    game = game_on({(0, 0): PLUM, (0, 1): SPRING})
     with pytest.raises(IllegalMove) as err:
         game.act(0, pair((0, 0), (0, 1)), 5.0)
-    assert err.value.code == "no_match"
+    assert err.value.code == GameCode.NO_MATCH
 
 
 # -- every score rule -------------------------------------------------------------------------
@@ -121,8 +119,7 @@ CROSSED = {(2, 2): 5, (2, 3): 6, (3, 2): 6, (3, 3): 5}  # neither pair has a pat
 
 
 def test_a_pair_scores_two_and_draws_its_path() -> None:
-    game = new_game()
-    set_board(game, {(0, 0): 7, (0, 5): 7, (5, 0): 8, (5, 1): 8})
+    game = game_on({(0, 0): 7, (0, 5): 7, (5, 0): 8, (5, 1): 8})
     events = game.act(0, pair((0, 5), (0, 0)), 5.0)
     assert events == [
         {
@@ -140,8 +137,7 @@ def test_a_pair_scores_two_and_draws_its_path() -> None:
 
 
 def test_a_pair_without_a_path_costs_one_and_stays() -> None:
-    game = new_game()
-    set_board(game, CROSSED)
+    game = game_on(CROSSED)
     events = game.act(0, pair((2, 2), (3, 3)), 5.0)
     assert events == [{"e": "no_path", "a": [2, 2], "b": [3, 3], "points": -1}]
     assert game.scores == [-1] and game.view(0)["tiles_left"] == 4
@@ -149,8 +145,9 @@ def test_a_pair_without_a_path_costs_one_and_stays() -> None:
 
 def test_highlight_costs_four_and_lists_the_matching_tiles() -> None:
     game = new_game()
+    board = game.view(0)["board"]
     flowers = sorted(
-        [r, c] for r in range(ROWS) for c in range(COLS) if game._board[r][c] in range(34, 38)
+        [r, c] for r in range(ROWS) for c in range(COLS) if board[r][c] in range(34, 38)
     )
     at = flowers[0]
     events = game.act(0, {"do": "highlight", "at": at}, 5.0)
@@ -175,9 +172,8 @@ def test_help_removes_a_pair_that_keeps_the_sheet_clearable_for_no_points() -> N
 
 def test_help_prefers_a_pair_that_keeps_the_pedigree() -> None:
     for seed in range(10):  # by chance alone: one seed in three
-        game = new_game(seed)
-        set_board(game, {(0, 0): PLUM, (0, 1): ORCHID, (2, 0): SPRING, (2, 1): SUMMER})
-        game._board[4][0] = game._board[4][1] = 7
+        cells = {(0, 0): PLUM, (0, 1): ORCHID, (2, 0): SPRING, (2, 1): SUMMER}
+        game = game_on({**cells, (4, 0): 7, (4, 1): 7}, seed)
         (event,) = game.act(0, {"do": "help"}, 5.0)
         assert event["tiles"] == [7, 7] and game.view(0)["pedigree"] is True
 
@@ -188,12 +184,11 @@ def test_helps_run_out() -> None:
         game.act(0, {"do": "help"}, 5.0)
     with pytest.raises(IllegalMove) as err:
         game.act(0, {"do": "help"}, 5.0)
-    assert err.value.code == "no_helps"
+    assert err.value.code == GameCode.NO_HELPS
 
 
 def test_help_says_when_no_pair_exists_and_keeps_the_help() -> None:
-    game = new_game()
-    set_board(game, CROSSED)
+    game = game_on(CROSSED)
     assert game.act(0, {"do": "help"}, 5.0) == [{"e": "no_pairs", "helps": 3}]
     assert game.view(0)["helps"] == 3
 
@@ -209,8 +204,7 @@ def clear_small_sheet(game: MatchIt, now: float) -> list[dict[str, Any]]:
 
 
 def test_sheet_bonus_with_the_top_margin_used() -> None:
-    game = new_game()
-    set_board(game, SMALL_SHEET)
+    game = game_on(SMALL_SHEET)
     events = clear_small_sheet(game, 100.5)
     assert events[0]["path"] == [[0, 0], [-1, 0], [-1, 2], [0, 2]]
     assert events[0]["margins"] == ["top"]
@@ -228,21 +222,18 @@ def test_sheet_bonus_with_the_top_margin_used() -> None:
 
 
 def test_internal_bonus_is_four_hundred_when_no_margin_is_used() -> None:
-    game = new_game()
-    set_board(game, {(2, 2): 4, (2, 3): 4, (3, 2): 5, (3, 3): 5})
+    game = game_on({(2, 2): 4, (2, 3): 4, (3, 2): 5, (3, 3): 5})
     events = game.act(0, pair((2, 2), (2, 3)), 10.0) + game.act(0, pair((3, 2), (3, 3)), 10.0)
     clear = next(e for e in events if e["e"] == "sheet_clear")
     assert clear["bonus"]["internal"] == 400 and clear["bonus"]["pedigree"] == 50
 
 
 def test_internal_bonus_per_side_and_pedigree_lost() -> None:
-    game = new_game()
     # (0,0)-(2,0) only via the left margin; then two different flowers.
-    set_board(
-        game,
-        {(0, 0): 3, (1, 0): 8, (2, 0): 3, (0, 1): 8, (1, 1): 8, (2, 1): 8, (5, 7): PLUM},
+    game = game_on(
+        {(0, 0): 3, (1, 0): 8, (2, 0): 3, (0, 1): 8, (1, 1): 8, (2, 1): 8, (5, 7): PLUM}
+        | {(5, 8): BAMBOO_FLOWER}
     )
-    game._board[5][8] = BAMBOO_FLOWER
     events = game.act(0, pair((0, 0), (2, 0)), 50.0)
     assert events[0]["margins"] == ["left"]
     events = game.act(0, pair((5, 7), (5, 8)), 50.0)
@@ -254,8 +245,7 @@ def test_internal_bonus_per_side_and_pedigree_lost() -> None:
 
 
 def test_a_cleared_sheet_starts_the_next_level() -> None:
-    game = new_game()
-    set_board(game, SMALL_SHEET)
+    game = game_on(SMALL_SHEET)
     events = clear_small_sheet(game, 100.0)
     sheet = events[-1]
     assert sheet["e"] == "sheet" and sheet["level"] == 2 and sheet["sheet_time"] == 380
@@ -266,16 +256,14 @@ def test_a_cleared_sheet_starts_the_next_level() -> None:
 
 
 def test_reaching_every_third_level_adds_a_help_up_to_nine() -> None:
-    game = new_game()
-    game._level = 2
-    set_board(game, SMALL_SHEET)
+    game = game_on(SMALL_SHEET, level=2)
     clear_small_sheet(game, 1.0)
     assert game.view(0)["level"] == 3 and game.view(0)["helps"] == 4
-    set_board(game, SMALL_SHEET)
+    # The same game on a small sheet again, at the level and helps it reached.
+    game = game_on(SMALL_SHEET, level=3, helps=4)
     clear_small_sheet(game, 2.0)
     assert game.view(0)["helps"] == 4  # level 4
-    game._level, game._helps = 5, 9
-    set_board(game, SMALL_SHEET)
+    game = game_on(SMALL_SHEET, level=5, helps=9)
     clear_small_sheet(game, 3.0)
     assert game.view(0)["level"] == 6 and game.view(0)["helps"] == 9
 
@@ -316,20 +304,19 @@ def test_losing_the_last_life_ends_the_game() -> None:
     }
     with pytest.raises(IllegalMove) as err:
         game.act(0, {"do": "help"}, 1201.0)
-    assert err.value.code == "game_over"
+    assert err.value.code == GameCode.GAME_OVER
 
 
 def test_acting_after_the_deadline_is_refused_until_the_clock_runs() -> None:
     game = new_game(now=0.0)
     with pytest.raises(IllegalMove) as err:
         game.act(0, {"do": "help"}, 400.0)
-    assert err.value.code == "time_up"
+    assert err.value.code == GameCode.TIME_UP
     assert game.view(0)["helps"] == 3
 
 
 def test_a_stuck_sheet_costs_a_life_at_once() -> None:
-    game = new_game()
-    set_board(game, {**CROSSED, (0, 0): 7, (0, 1): 7})
+    game = game_on({**CROSSED, (0, 0): 7, (0, 1): 7})
     events = game.act(0, pair((0, 0), (0, 1)), 30.0)
     assert kinds(events) == ["removed", "stuck", "life_lost", "sheet"]
     assert events[2]["reason"] == "stuck"
@@ -345,8 +332,7 @@ def test_giving_up_costs_a_life_and_deals_again() -> None:
 
 
 def test_quit_ends_the_game_and_keeps_the_score() -> None:
-    game = new_game()
-    set_board(game, {(0, 0): 7, (0, 1): 7, (3, 3): 8, (3, 4): 8})
+    game = game_on({(0, 0): 7, (0, 1): 7, (3, 3): 8, (3, 4): 8})
     game.act(0, pair((0, 0), (0, 1)), 1.0)
     events = game.act(0, {"do": "quit"}, 2.0)
     assert events == [{"e": "game_over", "reason": "quit", "score": 2, "level": 1, "sheets": 0}]
@@ -364,14 +350,14 @@ def test_no_score_entry_while_playing() -> None:
 @pytest.mark.parametrize(
     ("seat", "action", "kind", "code"),
     [
-        (1, {"do": "help"}, IllegalMove, "not_your_turn"),
-        (0, {"do": "fly"}, InvalidMove, "unknown_action"),
-        (0, {"x": 1}, InvalidMove, "missing_field"),
-        (0, {"do": "pair", "a": [0, 0]}, InvalidMove, "missing_field"),
-        (0, {"do": "pair", "a": [0, 0], "b": [6, 0]}, InvalidMove, "bad_cell"),
-        (0, {"do": "pair", "a": [0, 0], "b": "x"}, InvalidMove, "bad_cell"),
-        (0, {"do": "pair", "a": [0, 0], "b": [0, 0]}, IllegalMove, "same_cell"),
-        (0, {"do": "highlight", "at": [0, 16]}, InvalidMove, "bad_cell"),
+        (1, {"do": "help"}, IllegalMove, GameCode.NOT_YOUR_TURN),
+        (0, {"do": "fly"}, InvalidMove, GameCode.UNKNOWN_ACTION),
+        (0, {"x": 1}, InvalidMove, GameCode.MISSING_FIELD),
+        (0, {"do": "pair", "a": [0, 0]}, InvalidMove, GameCode.MISSING_FIELD),
+        (0, {"do": "pair", "a": [0, 0], "b": [6, 0]}, InvalidMove, GameCode.BAD_CELL),
+        (0, {"do": "pair", "a": [0, 0], "b": "x"}, InvalidMove, GameCode.BAD_CELL),
+        (0, {"do": "pair", "a": [0, 0], "b": [0, 0]}, IllegalMove, GameCode.SAME_CELL),
+        (0, {"do": "highlight", "at": [0, 16]}, InvalidMove, GameCode.BAD_CELL),
     ],
 )
 def test_refusals(seat: int, action: dict, kind: type, code: str) -> None:
@@ -384,12 +370,11 @@ def test_refusals(seat: int, action: dict, kind: type, code: str) -> None:
 
 
 def test_empty_cells_are_refused() -> None:
-    game = new_game()
-    set_board(game, {(0, 0): 7, (0, 3): 7})
+    game = game_on({(0, 0): 7, (0, 3): 7})
     for action in (pair((0, 0), (0, 1)), {"do": "highlight", "at": [4, 4]}):
         with pytest.raises(IllegalMove) as err:
             game.act(0, action, 5.0)
-        assert err.value.code == "empty_cell"
+        assert err.value.code == GameCode.EMPTY_CELL
 
 
 def snapshot(game: MatchIt) -> tuple:
@@ -451,7 +436,7 @@ def test_higher_levels_deal_harder_sheets_on_average() -> None:
     rng = random.Random(77)
 
     def mean_difficulty(level: int) -> float:
-        from server.games.matchit import sheet_difficulty
+        from tilehall.server.games.matchit import sheet_difficulty
 
         scores = []
         for _ in range(25):
@@ -468,3 +453,52 @@ def test_the_view_reports_the_sheets_difficulty() -> None:
     game = new_game()
     assert isinstance(game.view(0)["difficulty"], int)
     assert playable_pairs(game.view(0)["board"], match_key)
+
+
+# -- positions ---------------------------------------------------------------------------------
+
+
+def test_from_position_takes_up_a_game_where_it_stands() -> None:
+    game = new_game(3, now=10.0)
+    for a, b in solve(game.view(0)["board"], match_key).moves[:10]:
+        game.act(0, pair(a, b), 20.0)
+    board = game.view(0)["board"]
+    at = next([r, c] for r in range(ROWS) for c in range(COLS) if board[r][c] is not None)
+    game.act(0, {"do": "highlight", "at": at}, 21.0)
+    view = game.view(0)
+    again = MatchIt.from_position(
+        view["board"],
+        level=view["level"],
+        lives=view["lives"],
+        helps=view["helps"],
+        score=view["score"],
+        sheets=view["sheets"],
+        deadline=view["deadline"],
+        pedigree=view["pedigree"],
+        margins=view["margins_used"],
+        now=view["now"],
+    )
+    # The difficulty measures a dealt sheet; a position is measured as it stands.
+    assert {**again.view(0), "difficulty": 0} == {**view, "difficulty": 0}
+    for a, b in solve(view["board"], match_key).moves[:5]:
+        assert again.act(0, pair(a, b), 30.0) == game.act(0, pair(a, b), 30.0)
+    assert again.advance(1000.0)[:2] == game.advance(1000.0)[:2]
+
+
+@pytest.mark.parametrize(
+    ("board", "counters"),
+    [
+        (board_from_cells(ROWS - 1, COLS, {(0, 0): 7}), {}),
+        (board_from_cells(ROWS, COLS + 1, {(0, 0): 7}), {}),
+        (board_from_cells(ROWS, COLS, {(0, 0): 42}), {}),
+        (board_from_cells(ROWS, COLS, {(0, 0): True}), {}),
+        (board_from_cells(ROWS, COLS, {}), {}),  # a cleared sheet is never in play
+        (board_from_cells(ROWS, COLS, {(0, 0): 7}), {"lives": 0}),
+        (board_from_cells(ROWS, COLS, {(0, 0): 7}), {"level": 0}),
+        (board_from_cells(ROWS, COLS, {(0, 0): 7}), {"helps": 10}),
+        (board_from_cells(ROWS, COLS, {(0, 0): 7}), {"deadline": 5.0, "now": 5.0}),
+    ],
+)
+def test_from_position_refuses_what_no_game_holds(board: list, counters: dict) -> None:
+    with pytest.raises(PositionError):
+        MatchIt.from_position(board, **counters)

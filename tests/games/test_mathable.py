@@ -1,6 +1,6 @@
 """Mathable engine tests: the rules text's own examples, every refusal, and property tests
 whose equation checker and scorer are written here, independently of the engine (the
-square layout is transcribed again from GAMES.md)."""
+square layout is transcribed again from protocol/games/mathable.md)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,15 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from server.games.base import GameError, IllegalMove, InvalidMove, OptionError, Status
-from server.games.mathable import (
+from tilehall.protocol import GameCode, Status
+from tilehall.server.games.base import (
+    GameError,
+    IllegalMove,
+    InvalidMove,
+    OptionError,
+    PositionError,
+)
+from tilehall.server.games.mathable import (
     Mathable,
     accepted_values,
     all_placements,
@@ -179,7 +185,7 @@ def test_seven_goes_right_of_the_four_or_left_of_the_three():
     g = new_game()
     seat = g.to_move
     give(g, seat, [7, 7, 1, 1, 1, 1, 1])
-    refused(g, seat, {"do": "place", "tile": 7, "at": [5, 6]}, IllegalMove, "no_equation")
+    refused(g, seat, {"do": "place", "tile": 7, "at": [5, 6]}, IllegalMove, GameCode.NO_EQUATION)
     (placed,) = g.act(seat, {"do": "place", "tile": 7, "at": [7, 8]}, 0.0)
     assert placed["equations"] == [{"dir": "left", "a": 4, "b": 3, "op": "+"}]
     assert placed["points"] == 7 and g.scores[seat] == 7
@@ -202,7 +208,7 @@ def test_twenty_one_goes_left_of_the_seven():
     g = new_game()
     seat = g.to_move
     give(g, seat, [7, 21, 1, 1, 1, 1, 1])
-    refused(g, seat, {"do": "place", "tile": 21, "at": [7, 4]}, IllegalMove, "no_equation")
+    refused(g, seat, {"do": "place", "tile": 21, "at": [7, 4]}, IllegalMove, GameCode.NO_EQUATION)
     g.act(seat, {"do": "place", "tile": 7, "at": [7, 5]}, 0.0)
     (placed,) = g.act(seat, {"do": "place", "tile": 21, "at": [7, 4]}, 0.0)
     assert placed["equations"] == [{"dir": "right", "a": 7, "b": 3, "op": "*"}]
@@ -248,7 +254,9 @@ def test_the_multiplication_square_accepts_only_18_or_3():
     g.board = board
     give(g, seat, [9, 2, 4, 18, 3, 1, 1])
     for t in (9, 2, 4):
-        refused(g, seat, {"do": "place", "tile": t, "at": [4, 6]}, IllegalMove, "no_equation")
+        refused(
+            g, seat, {"do": "place", "tile": t, "at": [4, 6]}, IllegalMove, GameCode.NO_EQUATION
+        )
     (placed,) = g.act(seat, {"do": "place", "tile": 18, "at": [4, 6]}, 0.0)
     assert placed["equations"] == [{"dir": "right", "a": 3, "b": 6, "op": "*"}]
 
@@ -273,7 +281,7 @@ def test_exchange_is_refused_after_placing():
     seat = g.to_move
     give(g, seat, [7, 90, 1, 1, 1, 1, 1])
     g.act(seat, {"do": "place", "tile": 7, "at": [7, 8]}, 0.0)
-    refused(g, seat, {"do": "exchange", "tiles": [90]}, IllegalMove, "already_placed")
+    refused(g, seat, {"do": "exchange", "tiles": [90]}, IllegalMove, GameCode.ALREADY_PLACED)
     assert g.view(seat)["turn"]["can_exchange"] is False
 
 
@@ -281,8 +289,8 @@ def test_exchange_swaps_tiles_and_ends_the_turn():
     g = new_game()
     seat = g.to_move
     give(g, seat, [90, 81, 1, 1, 1, 1, 1])
-    refused(g, seat, {"do": "exchange", "tiles": [90, 90]}, IllegalMove, "not_in_rack")
-    refused(g, seat, {"do": "exchange", "tiles": []}, InvalidMove, "bad_field")
+    refused(g, seat, {"do": "exchange", "tiles": [90, 90]}, IllegalMove, GameCode.NOT_IN_RACK)
+    refused(g, seat, {"do": "exchange", "tiles": []}, InvalidMove, GameCode.BAD_FIELD)
     events = g.act(seat, {"do": "exchange", "tiles": [90, 81]}, 0.0)
     kinds = [e["e"] for e in events]
     assert kinds == ["exchanged", "drew", "turn_ended", "turn"]
@@ -292,7 +300,13 @@ def test_exchange_swaps_tiles_and_ends_the_turn():
     assert all_tiles(g) == BAG
     other = g.to_move
     g.bag = g.bag[:1]
-    refused(g, other, {"do": "exchange", "tiles": g.racks[other][:2]}, IllegalMove, "bag_too_small")
+    refused(
+        g,
+        other,
+        {"do": "exchange", "tiles": g.racks[other][:2]},
+        IllegalMove,
+        GameCode.BAG_TOO_SMALL,
+    )
 
 
 def test_seven_tiles_in_one_turn_earn_fifty():
@@ -331,15 +345,15 @@ def test_extra_draw_only_after_an_operator_square():
     g = new_game()
     seat = g.to_move
     give(g, seat, [7, 21, 1, 1, 1, 1, 1])
-    refused(g, seat, {"do": "draw"}, IllegalMove, "no_draw")
+    refused(g, seat, {"do": "draw"}, IllegalMove, GameCode.NO_DRAW)
     g.act(seat, {"do": "place", "tile": 7, "at": [7, 5]}, 0.0)
-    refused(g, seat, {"do": "draw"}, IllegalMove, "no_draw")
+    refused(g, seat, {"do": "draw"}, IllegalMove, GameCode.NO_DRAW)
     g.act(seat, {"do": "place", "tile": 21, "at": [7, 4]}, 0.0)
     bag = len(g.bag)
     (drew,) = g.act(seat, {"do": "draw"}, 0.0)
     assert drew["e"] == "drew" and drew["reason"] == "extra" and drew["count"] == 1
     assert len(g.racks[seat]) == 6 and len(g.bag) == bag - 1
-    refused(g, seat, {"do": "draw"}, IllegalMove, "no_draw")
+    refused(g, seat, {"do": "draw"}, IllegalMove, GameCode.NO_DRAW)
     g.act(seat, {"do": "end"}, 0.0)
     assert len(g.racks[seat]) == 7
     assert all_tiles(g) == BAG
@@ -352,7 +366,7 @@ def test_extra_draw_refused_when_the_bag_is_empty():
     g.act(seat, {"do": "place", "tile": 7, "at": [7, 5]}, 0.0)
     g.act(seat, {"do": "place", "tile": 21, "at": [7, 4]}, 0.0)
     g.bag = []
-    refused(g, seat, {"do": "draw"}, IllegalMove, "bag_empty")
+    refused(g, seat, {"do": "draw"}, IllegalMove, GameCode.BAG_EMPTY)
 
 
 def test_end_refills_and_passes_the_turn():
@@ -390,8 +404,8 @@ def test_end_of_game_subtracts_the_racks():
         "reason": "blocked",
         "penalties": over["penalties"],
     }
-    refused(g, other, {"do": "end"}, IllegalMove, "game_over")
-    refused(g, other, {"do": "quit"}, IllegalMove, "game_over")
+    refused(g, other, {"do": "end"}, IllegalMove, GameCode.GAME_OVER)
+    refused(g, other, {"do": "quit"}, IllegalMove, GameCode.GAME_OVER)
 
 
 def test_the_game_goes_on_while_someone_can_place():
@@ -434,7 +448,7 @@ def test_quit_votes_never_end_a_game_of_bots_only():
     g.act(0, {"do": "quit"}, 0.0)
     g.act(1, {"do": "quit"}, 0.0)
     assert g.status is Status.PLAYING
-    refused(g, 0, {"do": "quit", "vote": "yes"}, InvalidMove, "bad_field")
+    refused(g, 0, {"do": "quit", "vote": "yes"}, InvalidMove, GameCode.BAD_FIELD)
 
 
 def test_hint_names_a_fitting_tile_and_costs_the_hall_of_fame():
@@ -508,22 +522,22 @@ def test_refusals_name_the_problem_and_change_nothing():
     other = 1 - seat
     give(g, seat, [7, 1, 1, 1, 1, 1, 1])
     cases: list[tuple[int, dict[str, Any], type, str]] = [
-        (seat, {"do": "fly"}, InvalidMove, "unknown_action"),
-        (seat, {}, InvalidMove, "unknown_action"),
-        (seat, {"do": "place", "at": [7, 8]}, InvalidMove, "missing_field"),
-        (seat, {"do": "place", "tile": "7", "at": [7, 8]}, InvalidMove, "bad_field"),
-        (seat, {"do": "place", "tile": True, "at": [7, 8]}, InvalidMove, "bad_field"),
-        (seat, {"do": "place", "tile": 7, "at": [7, 14]}, InvalidMove, "bad_cell"),
-        (seat, {"do": "place", "tile": 7, "at": "7,8"}, InvalidMove, "bad_cell"),
-        (seat, {"do": "exchange", "tiles": [1, "x"]}, InvalidMove, "bad_field"),
-        (seat, {"do": "exchange"}, InvalidMove, "missing_field"),
-        (5, {"do": "end"}, InvalidMove, "bad_seat"),
-        (other, {"do": "place", "tile": 7, "at": [7, 8]}, IllegalMove, "not_your_turn"),
-        (other, {"do": "end"}, IllegalMove, "not_your_turn"),
-        (other, {"do": "hint"}, IllegalMove, "not_your_turn"),
-        (seat, {"do": "place", "tile": 90, "at": [7, 8]}, IllegalMove, "not_in_rack"),
-        (seat, {"do": "place", "tile": 7, "at": [6, 6]}, IllegalMove, "occupied"),
-        (seat, {"do": "place", "tile": 7, "at": [0, 0]}, IllegalMove, "no_equation"),
+        (seat, {"do": "fly"}, InvalidMove, GameCode.UNKNOWN_ACTION),
+        (seat, {}, InvalidMove, GameCode.UNKNOWN_ACTION),
+        (seat, {"do": "place", "at": [7, 8]}, InvalidMove, GameCode.MISSING_FIELD),
+        (seat, {"do": "place", "tile": "7", "at": [7, 8]}, InvalidMove, GameCode.BAD_FIELD),
+        (seat, {"do": "place", "tile": True, "at": [7, 8]}, InvalidMove, GameCode.BAD_FIELD),
+        (seat, {"do": "place", "tile": 7, "at": [7, 14]}, InvalidMove, GameCode.BAD_CELL),
+        (seat, {"do": "place", "tile": 7, "at": "7,8"}, InvalidMove, GameCode.BAD_CELL),
+        (seat, {"do": "exchange", "tiles": [1, "x"]}, InvalidMove, GameCode.BAD_FIELD),
+        (seat, {"do": "exchange"}, InvalidMove, GameCode.MISSING_FIELD),
+        (5, {"do": "end"}, InvalidMove, GameCode.BAD_SEAT),
+        (other, {"do": "place", "tile": 7, "at": [7, 8]}, IllegalMove, GameCode.NOT_YOUR_TURN),
+        (other, {"do": "end"}, IllegalMove, GameCode.NOT_YOUR_TURN),
+        (other, {"do": "hint"}, IllegalMove, GameCode.NOT_YOUR_TURN),
+        (seat, {"do": "place", "tile": 90, "at": [7, 8]}, IllegalMove, GameCode.NOT_IN_RACK),
+        (seat, {"do": "place", "tile": 7, "at": [6, 6]}, IllegalMove, GameCode.OCCUPIED),
+        (seat, {"do": "place", "tile": 7, "at": [0, 0]}, IllegalMove, GameCode.NO_EQUATION),
     ]
     for who, action, kind, code in cases:
         refused(g, who, action, kind, code)
@@ -740,3 +754,75 @@ def test_replay_is_deterministic(seed: int, racks: str):
     for who in (0, 1, 2, None):
         assert second.view(who) == first.view(who)
         msgpack.packb(first.view(who))
+
+
+# -- positions -----------------------------------------------------------------------
+
+
+def test_from_position_takes_up_a_game_where_it_stands():
+    game = new_game(seats=3, seed=6, racks="hidden", turn_seconds=30)
+    rng = random.Random(6)
+    game.act(0, {"do": "quit"}, 0.0)
+    for _ in range(40):
+        seat, action = random_step(game, rng)
+        game.act(seat, action, 5.0)
+    while not game.view(None)["turn"]["placed"]:  # stop in the middle of a turn
+        seat, action = random_step(game, rng)
+        game.act(seat, action, 5.0)
+    view = game.view(None)
+    state = random.Random()
+    state.setstate(game.rng.getstate())
+    again = Mathable.from_position(
+        view["board"],
+        [game.view(seat)["racks"][seat] for seat in range(3)],
+        game.bag,
+        turn=view["turn"]["seat"],
+        scores=view["scores"],
+        tiles_placed=view["tiles_placed"],
+        placed=view["turn"]["placed"],
+        draws=view["turn"]["draws"],
+        quit_votes=view["quit_votes"],
+        hinted=view["hinted"],
+        options={"racks": "hidden", "turn_seconds": 30},
+        rng=state,
+        now=game.turn_started,
+    )
+    for who in (0, 1, 2, None):
+        assert again.view(who) == game.view(who)
+    for _ in range(30):
+        if game.status is Status.OVER:
+            break
+        seat, action = random_step(game, rng)
+        assert again.act(seat, action, 6.0) == game.act(seat, action, 6.0)
+    assert again.advance(100.0) == game.advance(100.0)
+    assert again.view(None) == game.view(None)
+
+
+def blank() -> list[list[int | None]]:
+    return [[None] * N for _ in range(N)]
+
+
+@pytest.mark.parametrize(
+    ("board", "racks", "bag", "extra"),
+    [
+        ([[None] * N] * (N - 1), [[1], [2]], [], {}),
+        ([[91] * N] * N, [[1], [2]], [], {}),
+        (blank(), [[1] * 8, [2]], [], {}),  # a rack holds 7
+        (blank(), [[1], ["2"]], [], {}),
+        (blank(), [[1], [2]], [True], {}),
+        (blank(), [[1], [2]], [], {"turn": 2}),
+        (blank(), [[1], [2]], [], {"scores": [0, 0, 0]}),
+        (blank(), [[1], [2]], [], {"quit_votes": [5]}),
+        (blank(), [[1], [2]], [], {"placed": [[0, 0]]}),  # an empty square
+        (blank(), [[1], [2]], [], {"draws": -1}),
+    ],
+)
+def test_from_position_refuses_what_no_game_holds(board, racks, bag, extra):
+    with pytest.raises(PositionError):
+        Mathable.from_position(board, racks, bag, **extra)
+
+
+def test_from_position_takes_two_to_four_racks():
+    with pytest.raises(OptionError):
+        Mathable.from_position(blank(), [[1]], [])
+    assert Mathable.from_position(blank(), [[1]] * 4, []).seats == 4
