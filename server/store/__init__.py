@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.store.base import (
+from tilehall.server.store.base import (
     AppendRefused,
     JournalEntry,
     NameTaken,
@@ -11,6 +11,7 @@ from server.store.base import (
     ScoreRecord,
     SeatRecord,
     Store,
+    StoreUnavailable,
 )
 
 __all__ = [
@@ -22,19 +23,23 @@ __all__ = [
     "ScoreRecord",
     "SeatRecord",
     "Store",
+    "StoreUnavailable",
     "open_store",
 ]
 
 
-async def open_store(url: str) -> Store:
-    """Open the store named by ``url``: ``postgresql://...`` or a SQLite file path."""
+async def open_store(url: str, *, password: str | None = None) -> Store:
+    """Open the store named by ``url``: ``postgresql://...`` or a SQLite file path.
+
+    ``password``: PostgreSQL's, when it is kept out of the URL (read from a file).
+    """
     store: Store
     if url.startswith(("postgresql://", "postgres://")):
-        from server.store.postgres import PostgresStore
+        from tilehall.server.store.postgres import PostgresStore
 
-        store = PostgresStore(url)
+        store = PostgresStore(url, password=password)
     else:
-        from server.store.sqlite import SQLiteStore
+        from tilehall.server.store.sqlite import SQLiteStore
 
         store = SQLiteStore(url.removeprefix("sqlite://"))
     await store.open()

@@ -1,6 +1,6 @@
 """PostgreSQL store: one database shared by every node of a cluster.
 
-The same interface as :mod:`server.store.sqlite`, on an asyncpg pool, so the
+The same interface as :mod:`tilehall.server.store.sqlite`, on an asyncpg pool, so the
 event loop never blocks. Journal appends are group-committed: while one batch
 is being committed, new appends queue up and go in the next statement (one
 ``INSERT ... SELECT FROM unnest(...)``), so many rooms acting at once share one
@@ -24,28 +24,43 @@ Select a schema with the URL: ``postgresql://user@host/db?search_path=tilehall``
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
-from collections.abc import Sequence
-from typing import Any
+import logging
+import math
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
 import msgpack
-
-from server.store.base import (
+from tilehall.server.names import KEYS_VERSION, folded_skeleton, name_key, skeleton
+from tilehall.server.ratings import RatedGame, Rating, rate_game
+from tilehall.server.store.base import (
+    FINISHED_COLUMNS,
+    RATING_COLUMNS,
+    ROOM_COLUMNS,
     AppendRefused,
+    FinishedRoom,
     JournalEntry,
     NameTaken,
     PlayerRecord,
+    RatingRecord,
     RoomRecord,
     ScoreRecord,
     SeatRecord,
     Store,
+    StoreUnavailable,
+    finished_from_row,
+    player_keys,
+    rating_changes,
+    rating_from_row,
     room_from_row,
     score_from_row,
     seats_json,
 )
 
-__all__ = ["MIGRATIONS", "PostgresStore"]
+__all__ = ["MIGRATIONS", "NodeRecord", "PostgresStore"]
 
 # Each entry brings the schema from version i to i + 1. Never edit a shipped one.
 MIGRATIONS: tuple[str, ...] = (
@@ -93,10 +108,188 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX scores_table ON scores(game, tbl, score DESC);
     CREATE INDEX scores_player ON scores(game, player);
     """,
+    """
+    CREATE TABLE nodes (
+        name TEXT PRIMARY KEY,
+        epoch BIGINT NOT NULL,
+        url TEXT NOT NULL DEFAULT '',
+        renewed_at TIMESTAMPTZ NOT NULL,
+        rooms INTEGER NOT NULL DEFAULT 0,
+        draining BOOLEAN NOT NULL DEFAULT false,
+        stopped BOOLEAN NOT NULL DEFAULT false
+    );
+    """,
+    """
+    ALTER TABLE rooms ADD COLUMN creator BIGINT;
+    CREATE INDEX rooms_open_by_creator ON rooms(creator) WHERE status <> 'over';
+    """,
+    # Confusable names: the two skeletons of tilehall.server.names under unique
+    # indexes, filled for older rows at open (_fill_skeletons), which also redoes
+    # their name_key (NFKC before the case fold).
+    """
+    ALTER TABLE players ADD COLUMN skeleton TEXT;
+    ALTER TABLE players ADD COLUMN folded TEXT;
+    CREATE UNIQUE INDEX players_skeleton ON players(skeleton);
+    CREATE UNIQUE INDEX players_folded ON players(folded);
+    CREATE TABLE name_keys (
+        k INTEGER PRIMARY KEY,
+        version TEXT NOT NULL
+    );
+    """,
+    """
+    ALTER TABLE players ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false;
+    """,
+    # Quick-match rooms fill with bots at fill_at; every player's finished rooms,
+    # newest first, for history (the rooms played before are filled in).
+    """
+    ALTER TABLE rooms ADD COLUMN fill_at DOUBLE PRECISION;
+    ALTER TABLE rooms ADD COLUMN fill_level TEXT;
+    CREATE TABLE room_players (
+        room TEXT NOT NULL REFERENCES rooms(id),
+        seat INTEGER NOT NULL,
+        player BIGINT NOT NULL REFERENCES players(id),
+        game TEXT NOT NULL,
+        finished_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (room, seat)
+    );
+    CREATE INDEX room_players_by_player ON room_players(player, finished_at DESC, room DESC);
+    CREATE INDEX room_players_by_game ON room_players(player, game, finished_at DESC, room DESC);
+    CREATE INDEX room_players_finished ON room_players(finished_at);
+    INSERT INTO room_players(room, seat, player, game, finished_at)
+        SELECT r.id, s.i - 1, (s.seat ->> 'player')::bigint, r.game, r.finished_at
+        FROM rooms r, jsonb_array_elements(r.seats) WITH ORDINALITY AS s(seat, i)
+        WHERE r.status = 'over' AND r.finished_at IS NOT NULL
+          AND s.seat ->> 'player' IS NOT NULL
+          AND EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id);
+    """,
+    # Ratings (tilehall.server.ratings): one row per player and game, and the rooms
+    # already rated, so that a finish done again never rates a room twice.
+    """
+    CREATE TABLE ratings (
+        player BIGINT NOT NULL REFERENCES players(id),
+        game TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        rd DOUBLE PRECISION NOT NULL,
+        vol DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (player, game)
+    );
+    CREATE INDEX ratings_board ON ratings(game, rating DESC) WHERE games > 0;
+    CREATE TABLE rated_rooms (
+        room TEXT PRIMARY KEY,
+        game TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL,
+        changes JSONB NOT NULL
+    );
+    """,
 )
 
-_ROOM_COLUMNS = "id, game, options, seed, seats, private_code, created_at, status, node"
+_PLAYED = """
+    INSERT INTO room_players(room, seat, player, game, finished_at)
+    SELECT r.id, s.i - 1, (s.seat ->> 'player')::bigint, r.game, r.finished_at
+    FROM rooms r, jsonb_array_elements(r.seats) WITH ORDINALITY AS s(seat, i)
+    WHERE r.id = $1 AND s.seat ->> 'player' IS NOT NULL
+      AND EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id)
+    ON CONFLICT DO NOTHING
+"""
+"""Enter a room just finished in its players' histories (if it was played at all)."""
+
+_DOWN: tuple[type[BaseException], ...] = (
+    OSError,  # refused, reset: the server is down or the network is
+    TimeoutError,  # no answer within the pool's timeouts
+    asyncpg.InterfaceError,  # the connection was closed under the query
+    asyncpg.PostgresConnectionError,
+    asyncpg.OperatorInterventionError,  # shutting down, starting up, backend terminated
+    asyncpg.InsufficientResourcesError,  # disk full, too many connections
+    asyncpg.ReadOnlySQLTransactionError,  # a standby after a failover
+)
+"""What says the database is unreachable or cannot write now, rather than a bug here."""
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _guarded(
+    fn: Callable[Concatenate[PostgresStore, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[PostgresStore, P], Coroutine[Any, Any, T]]:
+    """Turn the driver's "the database is not there" into :class:`StoreUnavailable`."""
+
+    async def guarded(self: PostgresStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await fn(self, *args, **kwargs)
+        except _DOWN as exc:
+            raise StoreUnavailable(f"PostgreSQL: {type(exc).__name__}: {exc}") from exc
+
+    functools.update_wrapper(guarded, fn)
+    return guarded
+
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds to open a connection before the database counts as unreachable."""
+COMMAND_TIMEOUT = 10.0
+"""Seconds a statement may take before the database counts as unreachable."""
+
+_ROOM_COLUMNS = ROOM_COLUMNS
 _SCORE_COLUMNS = "game, tbl, player, name, score, room, at, detail"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeRecord:
+    """A cluster node as the ``nodes`` table knows it; times are the database's clock."""
+
+    name: str
+    epoch: int
+    """Bumped each time a process registers under this name: tells incarnations apart."""
+    url: str
+    """Where its players connect (``--public-url``), for redirects; may be empty."""
+    renewed_at: float
+    """When it last renewed its lease (epoch seconds, database clock)."""
+    rooms: int
+    """Unfinished rooms it hosted at its last renewal: its load, for placing new rooms."""
+    draining: bool
+    """Handing its rooms over; takes no new ones."""
+    stopped: bool
+    """Left the cluster cleanly: its rooms may be taken at once."""
+
+
+async def _fill_skeletons(conn: asyncpg.Connection) -> None:
+    """Give the players stored before skeletons theirs (see :func:`player_keys`).
+
+    All of them, when the keys were made with other rules (:data:`KEYS_VERSION`).
+    Run in open()'s transaction, under its lock: one node fills, the others find
+    nothing left to fill.
+    """
+    made = await conn.fetchval("SELECT version FROM name_keys WHERE k = 1")
+    if made != KEYS_VERSION:
+        if made is not None:
+            log.warning("name keys were made with %s: making them with %s", made, KEYS_VERSION)
+        await conn.execute("UPDATE players SET skeleton = NULL, folded = NULL")
+        await conn.execute(
+            "INSERT INTO name_keys(k, version) VALUES (1, $1)"
+            " ON CONFLICT (k) DO UPDATE SET version = excluded.version",
+            KEYS_VERSION,
+        )
+    rows = await conn.fetch("SELECT id, name FROM players WHERE skeleton IS NULL ORDER BY id")
+    if not rows:
+        return
+    taken: tuple[set[str], set[str], set[str]] = (set(), set(), set())
+    for row in await conn.fetch(
+        "SELECT name_key, skeleton, folded FROM players WHERE skeleton IS NOT NULL"
+    ):
+        for k, used in zip(row, taken, strict=True):
+            used.add(k)
+    new = player_keys([(r["id"], r["name"]) for r in rows], taken)
+    # Out of the way first: a row's old key may be another row's new one.
+    await conn.execute(
+        "UPDATE players SET name_key = E'\\n~' || id WHERE id = ANY($1::bigint[])",
+        [pid for pid, *_ in new],
+    )
+    await conn.executemany(
+        "UPDATE players SET name_key = $2, skeleton = $3, folded = $4 WHERE id = $1", new
+    )
 
 
 class PostgresStore(Store):
@@ -109,12 +302,21 @@ class PostgresStore(Store):
             connection at a time (group commit), so a handful is plenty.
         owner: fence journal appends to rooms whose ``node`` is this name
             (None: no fence). A cluster node sets it to its own name.
+        password: when it is not in the URL (nor in ``$PGPASSWORD``, which the
+            driver reads itself).
     """
 
     def __init__(
-        self, url: str, *, min_size: int = 1, max_size: int = 8, owner: str | None = None
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 8,
+        owner: str | None = None,
+        password: str | None = None,
     ) -> None:
         self.url = url
+        self.password = password
         self.min_size = min_size
         self.max_size = max_size
         self.owner = owner
@@ -128,9 +330,15 @@ class PostgresStore(Store):
         assert self._pool is not None, "store is not open"
         return self._pool
 
+    @_guarded
     async def open(self) -> None:
         self._pool = await asyncpg.create_pool(
-            self.url, min_size=self.min_size, max_size=self.max_size
+            self.url,
+            password=self.password,
+            min_size=self.min_size,
+            max_size=self.max_size,
+            timeout=CONNECT_TIMEOUT,
+            command_timeout=COMMAND_TIMEOUT,
         )
         async with self.pool.acquire() as conn, conn.transaction():
             # Nodes starting together must not both migrate: one waits here.
@@ -140,23 +348,34 @@ class PostgresStore(Store):
             for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
                 await conn.execute(script)
                 await conn.execute("INSERT INTO schema_version(version) VALUES ($1)", number)
+            await _fill_skeletons(conn)
 
     async def close(self) -> None:
         if self._flusher is not None:
             await asyncio.shield(self._flusher)
         if self._pool is not None:
-            await self._pool.close()
+            try:
+                await asyncio.wait_for(self._pool.close(), CONNECT_TIMEOUT)
+            except Exception:  # the database is gone: do not wait on it
+                self._pool.terminate()
             self._pool = None
+
+    @_guarded
+    async def ping(self) -> None:
+        await self.pool.fetchval("SELECT 1")
 
     # -- players -------------------------------------------------------------------
 
+    @_guarded
     async def create_player(self, name: str, token_hash: bytes, now: float) -> PlayerRecord:
         try:
             pid = await self.pool.fetchval(
-                "INSERT INTO players(name, name_key, token_hash, created_at)"
-                " VALUES ($1, $2, $3, $4) RETURNING id",
+                "INSERT INTO players(name, name_key, skeleton, folded, token_hash, created_at)"
+                " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
                 name,
-                name.casefold(),
+                name_key(name),
+                skeleton(name),
+                folded_skeleton(name),
                 token_hash,
                 now,
             )
@@ -164,6 +383,7 @@ class PostgresStore(Store):
             raise NameTaken(name) from None
         return PlayerRecord(id=pid, name=name)
 
+    @_guarded
     async def player_by_token(self, token_hash: bytes) -> PlayerRecord | None:
         row = await self.pool.fetchrow(
             "SELECT id, name FROM players WHERE token_hash = $1", token_hash
@@ -172,10 +392,12 @@ class PostgresStore(Store):
 
     # -- rooms ---------------------------------------------------------------------
 
+    @_guarded
     async def create_room(self, room: RoomRecord) -> None:
         await self.pool.execute(
             "INSERT INTO rooms(id, game, options, seed, seats, private_code, status, node,"
-            " created_at) VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6, $7, $8, $9)",
+            " created_at, creator, fill_at, fill_level)"
+            " VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)",
             room.id,
             room.game,
             json.dumps(room.options),
@@ -185,16 +407,26 @@ class PostgresStore(Store):
             room.status,
             room.node,
             room.created_at,
+            room.creator,
+            room.fill_at,
+            room.fill_level,
         )
 
+    @_guarded
     async def set_seats(self, room: str, seats: Sequence[SeatRecord]) -> None:
         await self.pool.execute(
             "UPDATE rooms SET seats = $1::jsonb WHERE id = $2", seats_json(seats), room
         )
 
+    @_guarded
     async def set_status(self, room: str, status: str) -> None:
         await self.pool.execute("UPDATE rooms SET status = $1 WHERE id = $2", status, room)
 
+    @_guarded
+    async def set_fill(self, room: str, at: float) -> None:
+        await self.pool.execute("UPDATE rooms SET fill_at = $1 WHERE id = $2", at, room)
+
+    @_guarded
     async def unfinished_rooms(self, node: str = "") -> list[RoomRecord]:
         rows = await self.pool.fetch(
             f"SELECT {_ROOM_COLUMNS} FROM rooms WHERE status <> 'over' AND node = $1"
@@ -203,10 +435,19 @@ class PostgresStore(Store):
         )
         return [room_from_row(row) for row in rows]
 
+    @_guarded
     async def room(self, room: str) -> RoomRecord | None:
         row = await self.pool.fetchrow(f"SELECT {_ROOM_COLUMNS} FROM rooms WHERE id = $1", room)
         return room_from_row(row) if row else None
 
+    @_guarded
+    async def open_rooms_of(self, creator: int) -> int:
+        count: int = await self.pool.fetchval(
+            "SELECT count(*) FROM rooms WHERE creator = $1 AND status <> 'over'", creator
+        )
+        return count
+
+    @_guarded
     async def claim_room(self, room: str, old_node: str, new_node: str) -> RoomRecord | None:
         # Concurrent claimants queue on the row lock; once the first commits, the
         # others re-check ``node = old_node``, find it false and get no row.
@@ -218,6 +459,149 @@ class PostgresStore(Store):
             new_node,
         )
         return room_from_row(row) if row else None
+
+    # -- cluster nodes and their leases -----------------------------------------------
+    #
+    # A node's liveness is decided here, by the database's own clock, and not by the
+    # broker: an MQTT Last Will is forged by nothing more than a broker restart. A node
+    # renews its lease every few tenths of a second; another node may take its rooms
+    # only once the lease has lapsed for a whole lease period during which the claimer
+    # itself could renew (so a database outage, which stops every renewal, moves nothing).
+
+    @_guarded
+    async def register_node(self, name: str, url: str) -> int:
+        """Start a new incarnation of node ``name``; returns its epoch (always higher)."""
+        epoch: int = await self.pool.fetchval(
+            "INSERT INTO nodes(name, epoch, url, renewed_at) VALUES ($1, 1, $2, clock_timestamp())"
+            " ON CONFLICT (name) DO UPDATE SET epoch = nodes.epoch + 1, url = $2,"
+            " renewed_at = clock_timestamp(), draining = false, stopped = false"
+            " RETURNING epoch",
+            name,
+            url,
+        )
+        return epoch
+
+    @_guarded
+    async def connect_one(self) -> asyncpg.Connection:
+        """A connection outside the pool, for work that must never queue behind appends."""
+        conn: asyncpg.Connection = await asyncpg.connect(
+            self.url,
+            password=self.password,
+            timeout=CONNECT_TIMEOUT,
+            command_timeout=COMMAND_TIMEOUT,
+        )
+        return conn
+
+    @_guarded
+    async def room_owners(self) -> set[str]:
+        """The nodes that host at least one unfinished room."""
+        rows = await self.pool.fetch(
+            "SELECT DISTINCT node FROM rooms WHERE status <> 'over' AND node <> ''"
+        )
+        return {r[0] for r in rows}
+
+    @_guarded
+    async def renew_lease(
+        self, name: str, epoch: int, rooms: int, *, conn: asyncpg.Connection | None = None
+    ) -> float | None:
+        """Renew the lease; returns the database's time of it, None if another epoch owns the name.
+
+        ``conn``: a connection of its own, so that a busy pool never delays a heartbeat.
+        """
+        runner = conn if conn is not None else self.pool
+        at: float | None = await runner.fetchval(
+            "UPDATE nodes SET renewed_at = clock_timestamp(), rooms = $3"
+            " WHERE name = $1 AND epoch = $2 RETURNING extract(epoch FROM renewed_at)::float8",
+            name,
+            epoch,
+            rooms,
+        )
+        return at
+
+    @_guarded
+    async def nodes(self) -> tuple[float, list[NodeRecord]]:
+        """The database's time now, and every node it knows."""
+        rows = await self.pool.fetch(
+            "SELECT name, epoch, url, extract(epoch FROM renewed_at)::float8, rooms, draining,"
+            " stopped, extract(epoch FROM clock_timestamp())::float8 FROM nodes ORDER BY name"
+        )
+        now = (
+            rows[0][7]
+            if rows
+            else await self.pool.fetchval("SELECT extract(epoch FROM clock_timestamp())::float8")
+        )
+        return now, [
+            NodeRecord(
+                name=r[0],
+                epoch=r[1],
+                url=r[2],
+                renewed_at=r[3],
+                rooms=r[4],
+                draining=r[5],
+                stopped=r[6],
+            )
+            for r in rows
+        ]
+
+    @_guarded
+    async def set_node(
+        self, name: str, *, draining: bool | None = None, stopped: bool | None = None
+    ) -> None:
+        """Mark a node draining (or not), or stopped (it left cleanly)."""
+        if draining is not None:
+            await self.pool.execute(
+                "UPDATE nodes SET draining = $2 WHERE name = $1", name, draining
+            )
+        if stopped is not None:
+            await self.pool.execute("UPDATE nodes SET stopped = $2 WHERE name = $1", name, stopped)
+
+    @_guarded
+    async def claim_lapsed(
+        self, room: str, dead: str, me: str, *, lease: float, healthy_since: float
+    ) -> RoomRecord | None:
+        """Take ``room`` from node ``dead`` if, and only if, ``dead``'s lease has lapsed.
+
+        Lapsed: ``dead`` stopped cleanly, or has not renewed for ``lease`` seconds of a
+        time during which this node renewed its own (``healthy_since``, database clock)
+        — or was never registered. One statement: the check and the move cannot be
+        told apart by another claimant (row locking makes exactly one win).
+        """
+        row = await self.pool.fetchrow(
+            f"UPDATE rooms SET node = $3 WHERE id = $1 AND node = $2 AND status <> 'over'"
+            " AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.name = $2 AND NOT n.stopped"
+            "  AND GREATEST(n.renewed_at, to_timestamp($5)) + make_interval(secs => $4)"
+            "   >= clock_timestamp())"
+            f" RETURNING {_ROOM_COLUMNS}",
+            room,
+            dead,
+            me,
+            lease,
+            healthy_since,
+        )
+        return room_from_row(row) if row else None
+
+    @_guarded
+    async def hand_over(self, room: str, me: str, to: str) -> RoomRecord | None:
+        """Give an unfinished room this node hosts to node ``to`` (a drain, a placement)."""
+        row = await self.pool.fetchrow(
+            f"UPDATE rooms SET node = $3 WHERE id = $1 AND node = $2 AND status <> 'over'"
+            f" RETURNING {_ROOM_COLUMNS}",
+            room,
+            me,
+            to,
+        )
+        return room_from_row(row) if row else None
+
+    @_guarded
+    async def unfinished_by_node(self) -> dict[str, list[str]]:
+        """Every unfinished room's id, by the node that hosts it (cluster-wide listings)."""
+        rows = await self.pool.fetch(
+            "SELECT node, id FROM rooms WHERE status <> 'over' ORDER BY node, created_at"
+        )
+        out: dict[str, list[str]] = {}
+        for node, rid in rows:
+            out.setdefault(node, []).append(rid)
+        return out
 
     # -- journal -------------------------------------------------------------------
 
@@ -247,6 +631,7 @@ class PostgresStore(Store):
                     refused = f"room {entry.room}: seq {entry.seq} is taken or the room moved"
                     fut.set_exception(AppendRefused(refused))
 
+    @_guarded
     async def _insert(self, entries: list[JournalEntry]) -> set[tuple[str, int]]:
         """One statement, one commit for the batch; returns the (room, seq) that went in.
 
@@ -274,6 +659,7 @@ class PostgresStore(Store):
         )
         return {(row[0], row[1]) for row in rows}
 
+    @_guarded
     async def journal(self, room: str) -> list[JournalEntry]:
         rows = await self.pool.fetch(
             "SELECT seq, seat, action, at FROM journal WHERE room = $1 ORDER BY seq", room
@@ -292,7 +678,13 @@ class PostgresStore(Store):
     # -- results and scores ------------------------------------------------------------
 
     async def finish_room(
-        self, room: str, result: dict[str, Any], scores: Sequence[ScoreRecord], now: float
+        self,
+        room: str,
+        result: dict[str, Any],
+        scores: Sequence[ScoreRecord],
+        now: float,
+        *,
+        rated: RatedGame | None = None,
     ) -> None:
         # A room finishes right after broadcasting its last update, and a player
         # may ask for the high scores at once: score reads wait for finishes in
@@ -300,7 +692,7 @@ class PostgresStore(Store):
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._finishing.add(done)
         try:
-            await self._finish_room(room, result, scores, now)
+            await self._finish_room(room, result, scores, now, rated)
         finally:
             self._finishing.discard(done)
             done.set_result(None)
@@ -309,17 +701,26 @@ class PostgresStore(Store):
         if self._finishing:
             await asyncio.wait(list(self._finishing))
 
+    @_guarded
     async def _finish_room(
-        self, room: str, result: dict[str, Any], scores: Sequence[ScoreRecord], now: float
+        self,
+        room: str,
+        result: dict[str, Any],
+        scores: Sequence[ScoreRecord],
+        now: float,
+        rated: RatedGame | None,
     ) -> None:
         async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(
+            done = await conn.execute(
                 "UPDATE rooms SET status = 'over', finished_at = $1, result = $2::jsonb"
-                " WHERE id = $3",
+                " WHERE id = $3 AND status <> 'over'",
                 now,
                 json.dumps(result),
                 room,
             )
+            if done != "UPDATE 1":
+                return  # over already (a finish done again): no score twice
+            await conn.execute(_PLAYED, room)
             if scores:
                 await conn.executemany(
                     f"INSERT INTO scores({_SCORE_COLUMNS})"
@@ -329,18 +730,31 @@ class PostgresStore(Store):
                         for s in scores
                     ],
                 )
+            if rated is not None:
+                await _rate(conn, rated, now)
 
-    async def top_scores(self, game: str, table: str, limit: int = 10) -> list[ScoreRecord]:
+    @_guarded
+    async def top_scores(
+        self, game: str, table: str, limit: int = 10, *, bots: bool = False
+    ) -> list[ScoreRecord]:
         await self._settled()
+        columns = ", ".join(f"s.{c}" for c in _SCORE_COLUMNS.split(", "))
         rows = await self.pool.fetch(
-            f"SELECT {_SCORE_COLUMNS} FROM scores WHERE game = $1 AND tbl = $2"
-            " ORDER BY score DESC, at ASC, id ASC LIMIT $3",
+            f"SELECT {columns} FROM scores s JOIN players p ON p.id = s.player"
+            " WHERE s.game = $1 AND s.tbl = $2 AND p.bot = $4"
+            " ORDER BY s.score DESC, s.at ASC, s.id ASC LIMIT $3",
             game,
             table,
             limit,
+            bots,
         )
         return [score_from_row(row) for row in rows]
 
+    @_guarded
+    async def mark_bot(self, player: int) -> None:
+        await self.pool.execute("UPDATE players SET bot = true WHERE id = $1 AND NOT bot", player)
+
+    @_guarded
     async def best_of(self, game: str, player: int) -> list[ScoreRecord]:
         await self._settled()
         rows = await self.pool.fetch(
@@ -351,12 +765,175 @@ class PostgresStore(Store):
         )
         return [score_from_row(row) for row in rows]
 
+    @_guarded
     async def score_tables(self, game: str) -> list[str]:
         await self._settled()
         rows = await self.pool.fetch(
             "SELECT DISTINCT tbl FROM scores WHERE game = $1 ORDER BY tbl", game
         )
         return [row[0] for row in rows]
+
+    # -- history and replays -------------------------------------------------------------
+
+    @_guarded
+    async def player_by_name(self, name: str) -> PlayerRecord | None:
+        row = await self.pool.fetchrow(
+            "SELECT id, name FROM players WHERE name_key = $1 OR skeleton = $2"
+            " ORDER BY name_key = $1 DESC LIMIT 1",
+            name_key(name),
+            skeleton(name),
+        )
+        return PlayerRecord(id=row[0], name=row[1]) if row else None
+
+    @_guarded
+    async def history(
+        self,
+        player: int,
+        *,
+        game: str | None = None,
+        limit: int = 20,
+        before: tuple[float, str] | None = None,
+        private: bool = False,
+    ) -> list[FinishedRoom]:
+        await self._settled()
+        where: list[str] = ["rp.player = $1"]
+        args: list[Any] = [player]
+        if game is not None:
+            args.append(game)
+            where.append(f"rp.game = ${len(args)}")
+        if before is not None:
+            args.extend(before)
+            where.append(f"(rp.finished_at, rp.room) < (${len(args) - 1}, ${len(args)})")
+        if not private:
+            where.append("r.private_code IS NULL")
+        args.append(limit)
+        rows = await self.pool.fetch(
+            f"SELECT {FINISHED_COLUMNS} FROM room_players rp JOIN rooms r ON r.id = rp.room"
+            f" WHERE {' AND '.join(where)}"
+            f" ORDER BY rp.finished_at DESC, rp.room DESC LIMIT ${len(args)}",
+            *args,
+        )
+        return [finished_from_row(row) for row in rows]
+
+    @_guarded
+    async def purge_journals(self, finished_before: float, batch: int = 100) -> int:
+        async with self.pool.acquire() as conn, conn.transaction():
+            rooms = [
+                row[0]
+                for row in await conn.fetch(
+                    "SELECT DISTINCT room FROM room_players WHERE finished_at < $1 LIMIT $2",
+                    finished_before,
+                    batch,
+                )
+            ]
+            # rooms played before history was kept, or by bots alone, have no room_players
+            rooms += [
+                row[0]
+                for row in await conn.fetch(
+                    "SELECT id FROM rooms r WHERE status = 'over' AND finished_at < $1"
+                    " AND EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id)"
+                    " AND NOT EXISTS (SELECT 1 FROM room_players p WHERE p.room = r.id)"
+                    " LIMIT $2",
+                    finished_before,
+                    batch - len(rooms),
+                )
+            ]
+            await conn.execute("DELETE FROM journal WHERE room = ANY($1::text[])", rooms)
+            await conn.execute("DELETE FROM room_players WHERE room = ANY($1::text[])", rooms)
+            return len(rooms)
+
+    # -- ratings -----------------------------------------------------------------------
+
+    @_guarded
+    async def ratings_of(self, player: int) -> dict[str, RatingRecord]:
+        await self._settled()
+        rows = await self.pool.fetch(
+            f"SELECT {RATING_COLUMNS} FROM ratings r JOIN players p ON p.id = r.player"
+            " WHERE r.player = $1 ORDER BY r.game",
+            player,
+        )
+        return {row[2]: rating_from_row(row) for row in rows}
+
+    @_guarded
+    async def leaderboard(
+        self, game: str, limit: int, after: tuple[float, str] | None = None
+    ) -> list[RatingRecord]:
+        await self._settled()
+        # Names in code-point order ("C"), as SQLite's BINARY: the database's own
+        # collation would order them by its locale, and differently on each server.
+        rating, name = after or (math.inf, "")  # before the first page: above everyone
+        rows = await self.pool.fetch(
+            f"SELECT {RATING_COLUMNS} FROM ratings r JOIN players p ON p.id = r.player"
+            " WHERE r.game = $1 AND r.games > 0 AND NOT p.bot"
+            ' AND (r.rating < $2 OR (r.rating = $2 AND p.name COLLATE "C" > $3))'
+            ' ORDER BY r.rating DESC, p.name COLLATE "C" ASC LIMIT $4',
+            game,
+            rating,
+            name,
+            limit,
+        )
+        return [rating_from_row(row) for row in rows]
+
+
+async def _rate(conn: asyncpg.Connection, game: RatedGame, now: float) -> None:
+    """Rate a finished game in the open transaction, unless its room was rated already.
+
+    The rows of the players rated are locked in id order (an upsert that changes
+    nothing yet returns the row, locked), so that two rooms finishing at once on
+    two nodes with players in common take turns instead of losing an update,
+    and never deadlock.
+    """
+    claimed = await conn.execute(
+        "INSERT INTO rated_rooms(room, game, at, changes) VALUES ($1, $2, $3, '{}')"
+        " ON CONFLICT (room) DO NOTHING",
+        game.room,
+        game.game,
+        now,
+    )
+    if claimed != "INSERT 0 1":
+        return
+    players = game.players()
+    programs = {
+        row[0]
+        for row in await conn.fetch(
+            "SELECT id FROM players WHERE bot AND id = ANY($1::bigint[])", players
+        )
+    }
+    before: dict[int, Rating] = {}
+    for pid in game.to_rate(programs):  # in id order
+        row = await conn.fetchrow(
+            "INSERT INTO ratings(player, game, rating, rd, vol, games, updated_at)"
+            " VALUES ($1, $2, $3, $4, $5, 0, $6)"
+            " ON CONFLICT (player, game) DO UPDATE SET games = ratings.games"
+            " RETURNING rating, rd, vol",
+            pid,
+            game.game,
+            *_NEW,
+            now,
+        )
+        before[pid] = Rating(*row)
+    for row in await conn.fetch(
+        "SELECT player, rating, rd, vol FROM ratings"
+        " WHERE game = $1 AND player = ANY($2::bigint[])",
+        game.game,
+        [pid for pid in players if pid not in before],
+    ):
+        before[row[0]] = Rating(row[1], row[2], row[3])
+    after = rate_game(game, before, programs)
+    await conn.executemany(
+        "UPDATE ratings SET rating = $3, rd = $4, vol = $5, games = games + 1, updated_at = $6"
+        " WHERE player = $1 AND game = $2",
+        [(pid, game.game, r.rating, r.rd, r.vol, now) for pid, r in after.items()],
+    )
+    await conn.execute(
+        "UPDATE rated_rooms SET changes = $2::jsonb WHERE room = $1",
+        game.room,
+        json.dumps(rating_changes(before, after)),
+    )
+
+
+_NEW = (Rating().rating, Rating().rd, Rating().vol)
+"""A new player's rating, deviation and volatility, as a new row's values."""
 
 
 def _json(score: ScoreRecord) -> str:

@@ -10,7 +10,10 @@ writer out of each other's way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
+import math
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -18,16 +21,28 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgpack
-
-from server.store.base import (
+from tilehall.server.files import create_private, private_dir, private_file
+from tilehall.server.names import KEYS_VERSION, folded_skeleton, name_key, skeleton
+from tilehall.server.ratings import RatedGame, Rating, rate_game
+from tilehall.server.store.base import (
+    FINISHED_COLUMNS,
+    RATING_COLUMNS,
+    ROOM_COLUMNS,
     AppendRefused,
+    FinishedRoom,
     JournalEntry,
     NameTaken,
     PlayerRecord,
+    RatingRecord,
     RoomRecord,
     ScoreRecord,
     SeatRecord,
     Store,
+    StoreUnavailable,
+    finished_from_row,
+    player_keys,
+    rating_changes,
+    rating_from_row,
     room_from_row,
     score_from_row,
     seats_json,
@@ -36,6 +51,8 @@ from server.store.base import (
 __all__ = ["SQLiteStore"]
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 # Each entry brings the schema from version i to i + 1. Never edit a shipped one.
 MIGRATIONS: tuple[str, ...] = (
@@ -83,7 +100,87 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX scores_table ON scores(game, tbl, score DESC);
     CREATE INDEX scores_player ON scores(game, player);
     """,
+    """
+    CREATE TABLE health (
+        k INTEGER PRIMARY KEY,
+        at REAL NOT NULL
+    );
+    """,
+    """
+    ALTER TABLE rooms ADD COLUMN creator INTEGER;
+    CREATE INDEX rooms_open_by_creator ON rooms(creator) WHERE status != 'over';
+    """,
+    # Confusable names: the two skeletons of tilehall.server.names under unique
+    # indexes, filled for older rows at open (_fill_skeletons), which also redoes
+    # their name_key (NFKC before the case fold).
+    """
+    ALTER TABLE players ADD COLUMN skeleton TEXT;
+    ALTER TABLE players ADD COLUMN folded TEXT;
+    CREATE UNIQUE INDEX players_skeleton ON players(skeleton);
+    CREATE UNIQUE INDEX players_folded ON players(folded);
+    CREATE TABLE name_keys (
+        k INTEGER PRIMARY KEY,
+        version TEXT NOT NULL
+    );
+    """,
+    # Bot programs (hello with bot: true): their scores are kept apart from people's.
+    """
+    ALTER TABLE players ADD COLUMN bot INTEGER NOT NULL DEFAULT 0;
+    """,
+    # Quick-match rooms fill with bots at fill_at; every player's finished rooms,
+    # newest first, for history (the rooms played before are filled in).
+    """
+    ALTER TABLE rooms ADD COLUMN fill_at REAL;
+    ALTER TABLE rooms ADD COLUMN fill_level TEXT;
+    CREATE TABLE room_players (
+        room TEXT NOT NULL REFERENCES rooms(id),
+        seat INTEGER NOT NULL,
+        player INTEGER NOT NULL REFERENCES players(id),
+        game TEXT NOT NULL,
+        finished_at REAL NOT NULL,
+        PRIMARY KEY (room, seat)
+    ) WITHOUT ROWID;
+    CREATE INDEX room_players_by_player ON room_players(player, finished_at DESC, room DESC);
+    CREATE INDEX room_players_by_game ON room_players(player, game, finished_at DESC, room DESC);
+    CREATE INDEX room_players_finished ON room_players(finished_at);
+    INSERT INTO room_players(room, seat, player, game, finished_at)
+        SELECT r.id, s.key, json_extract(s.value, '$.player'), r.game, r.finished_at
+        FROM rooms r, json_each(r.seats) s
+        WHERE r.status = 'over' AND r.finished_at IS NOT NULL
+          AND json_extract(s.value, '$.player') IS NOT NULL
+          AND EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id);
+    """,
+    # Ratings (tilehall.server.ratings): one row per player and game, and the rooms
+    # already rated, so that a finish done again never rates a room twice.
+    """
+    CREATE TABLE ratings (
+        player INTEGER NOT NULL REFERENCES players(id),
+        game TEXT NOT NULL,
+        rating REAL NOT NULL,
+        rd REAL NOT NULL,
+        vol REAL NOT NULL,
+        games INTEGER NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (player, game)
+    ) WITHOUT ROWID;
+    CREATE INDEX ratings_board ON ratings(game, rating DESC) WHERE games > 0;
+    CREATE TABLE rated_rooms (
+        room TEXT PRIMARY KEY,
+        game TEXT NOT NULL,
+        at REAL NOT NULL,
+        changes TEXT NOT NULL
+    );
+    """,
 )
+
+_PLAYED = """
+    INSERT OR IGNORE INTO room_players(room, seat, player, game, finished_at)
+    SELECT r.id, s.key, json_extract(s.value, '$.player'), r.game, r.finished_at
+    FROM rooms r, json_each(r.seats) s
+    WHERE r.id = ? AND json_extract(s.value, '$.player') IS NOT NULL
+      AND EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id)
+"""
+"""Enter a room just finished in its players' histories (if it was played at all)."""
 
 
 class SQLiteStore(Store):
@@ -94,11 +191,17 @@ class SQLiteStore(Store):
         synchronous: SQLite's ``synchronous`` pragma. ``FULL`` (default) fsyncs
             every commit, so an accepted move survives even a power cut;
             ``NORMAL`` still survives a killed process.
+        busy_timeout: seconds a write waits for a lock another process holds on
+            the file (a backup, a careless ``sqlite3`` shell) before it fails
+            and the store counts as unavailable.
     """
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", busy_timeout: float = 5.0
+    ) -> None:
         self.path = str(path)
         self.synchronous = synchronous
+        self.busy_timeout = busy_timeout
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[JournalEntry, asyncio.Future[None]]] = []
@@ -108,7 +211,18 @@ class SQLiteStore(Store):
     # -- plumbing ----------------------------------------------------------------
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        """Run ``fn`` on the store's thread; what SQLite cannot do is StoreUnavailable.
+
+        A full disk, an I/O error, a lock held past the busy timeout: the write
+        did not happen (SQLite undoes a failed statement or transaction), but the
+        caller treats it as unknown and reads back, as with any store.
+        """
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"SQLite: {exc}") from exc
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -121,12 +235,12 @@ class SQLiteStore(Store):
 
     def _open(self) -> None:
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._private()
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(f"PRAGMA synchronous={self.synchronous}")
         db.execute("PRAGMA foreign_keys=ON")
-        db.execute("PRAGMA busy_timeout=5000")
+        db.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
             db.execute("BEGIN IMMEDIATE")
@@ -135,6 +249,20 @@ class SQLiteStore(Store):
             db.execute(f"PRAGMA user_version={number}")
             db.execute("COMMIT")
         self._db = db
+        self._tx(_fill_skeletons)
+
+    def _private(self) -> None:
+        """The database and its companions 0600, whatever the umask (see tilehall.server.files).
+
+        SQLite makes the -wal, -shm and -journal files with the database's own
+        mode, so a database created 0600 keeps them 0600; existing ones are
+        corrected, for files an older version left 0644.
+        """
+        path = Path(self.path)
+        private_dir(path.parent, tighten=False)  # a folder it did not make is not its to change
+        create_private(path)
+        for suffix in ("-wal", "-shm", "-journal"):
+            private_file(path.with_name(path.name + suffix))
 
     async def close(self) -> None:
         if self._flusher is not None:
@@ -167,11 +295,21 @@ class SQLiteStore(Store):
         db.execute("BEGIN IMMEDIATE")
         try:
             out = fn(db)
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # A failed COMMIT (a full disk) leaves the transaction open; a ROLLBACK
+            # that fails too must not hide the first error.
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
         return out
+
+    async def ping(self) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO health(k, at) VALUES (1, julianday('now'))")
+
+        await self._run(self._tx, work)
 
     # -- players -------------------------------------------------------------------
 
@@ -179,8 +317,9 @@ class SQLiteStore(Store):
         def work(db: sqlite3.Connection) -> PlayerRecord:
             try:
                 cur = db.execute(
-                    "INSERT INTO players(name, name_key, token_hash, created_at) VALUES (?,?,?,?)",
-                    (name, name.casefold(), token_hash, now),
+                    "INSERT INTO players(name, name_key, skeleton, folded, token_hash,"
+                    " created_at) VALUES (?,?,?,?,?,?)",
+                    (name, name_key(name), skeleton(name), folded_skeleton(name), token_hash, now),
                 )
             except sqlite3.IntegrityError:
                 raise NameTaken(name) from None
@@ -204,7 +343,7 @@ class SQLiteStore(Store):
         def work(db: sqlite3.Connection) -> None:
             db.execute(
                 "INSERT INTO rooms(id, game, options, seed, seats, private_code, status, node,"
-                " created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                " created_at, creator, fill_at, fill_level) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     room.id,
                     room.game,
@@ -215,6 +354,9 @@ class SQLiteStore(Store):
                     room.status,
                     room.node,
                     room.created_at,
+                    room.creator,
+                    room.fill_at,
+                    room.fill_level,
                 ),
             )
 
@@ -232,10 +374,16 @@ class SQLiteStore(Store):
 
         await self._run(self._tx, work)
 
+    async def set_fill(self, room: str, at: float) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("UPDATE rooms SET fill_at = ? WHERE id = ?", (at, room))
+
+        await self._run(self._tx, work)
+
     async def unfinished_rooms(self, node: str = "") -> list[RoomRecord]:
         def work() -> list[RoomRecord]:
             rows = self.db.execute(
-                "SELECT id, game, options, seed, seats, private_code, created_at, status, node"
+                f"SELECT {ROOM_COLUMNS}"
                 " FROM rooms WHERE status != 'over' AND node = ? ORDER BY created_at",
                 (node,),
             ).fetchall()
@@ -247,8 +395,7 @@ class SQLiteStore(Store):
         def work(db: sqlite3.Connection) -> RoomRecord | None:
             row = db.execute(
                 "UPDATE rooms SET node = ? WHERE id = ? AND node = ? AND status != 'over'"
-                " RETURNING id, game, options, seed, seats, private_code, created_at, status,"
-                " node",
+                f" RETURNING {ROOM_COLUMNS}",
                 (new_node, room, old_node),
             ).fetchone()
             return room_from_row(row) if row else None
@@ -258,11 +405,19 @@ class SQLiteStore(Store):
     async def room(self, room: str) -> RoomRecord | None:
         def work() -> RoomRecord | None:
             row = self.db.execute(
-                "SELECT id, game, options, seed, seats, private_code, created_at, status, node"
-                " FROM rooms WHERE id = ?",
+                f"SELECT {ROOM_COLUMNS} FROM rooms WHERE id = ?",
                 (room,),
             ).fetchone()
             return room_from_row(row) if row else None
+
+        return await self._run(work)
+
+    async def open_rooms_of(self, creator: int) -> int:
+        def work() -> int:
+            row = self.db.execute(
+                "SELECT count(*) FROM rooms WHERE creator = ? AND status != 'over'", (creator,)
+            ).fetchone()
+            return int(row[0])
 
         return await self._run(work)
 
@@ -323,13 +478,23 @@ class SQLiteStore(Store):
     # -- results and scores ------------------------------------------------------------
 
     async def finish_room(
-        self, room: str, result: dict[str, Any], scores: Sequence[ScoreRecord], now: float
+        self,
+        room: str,
+        result: dict[str, Any],
+        scores: Sequence[ScoreRecord],
+        now: float,
+        *,
+        rated: RatedGame | None = None,
     ) -> None:
         def work(db: sqlite3.Connection) -> None:
-            db.execute(
-                "UPDATE rooms SET status = 'over', finished_at = ?, result = ? WHERE id = ?",
+            cur = db.execute(
+                "UPDATE rooms SET status = 'over', finished_at = ?, result = ?"
+                " WHERE id = ? AND status != 'over'",
                 (now, json.dumps(result), room),
             )
+            if cur.rowcount != 1:
+                return  # over already (a finish done again): no score twice
+            db.execute(_PLAYED, (room,))
             db.executemany(
                 "INSERT INTO scores(game, tbl, player, name, score, room, at, detail)"
                 " VALUES (?,?,?,?,?,?,?,?)",
@@ -338,19 +503,31 @@ class SQLiteStore(Store):
                     for s in scores
                 ],
             )
+            if rated is not None:
+                _rate(db, rated, now)
 
         await self._run(self._tx, work)
 
-    async def top_scores(self, game: str, table: str, limit: int = 10) -> list[ScoreRecord]:
+    async def top_scores(
+        self, game: str, table: str, limit: int = 10, *, bots: bool = False
+    ) -> list[ScoreRecord]:
         def work() -> list[ScoreRecord]:
             rows = self.db.execute(
-                "SELECT game, tbl, player, name, score, room, at, detail FROM scores"
-                " WHERE game = ? AND tbl = ? ORDER BY score DESC, at ASC LIMIT ?",
-                (game, table, limit),
+                "SELECT s.game, s.tbl, s.player, s.name, s.score, s.room, s.at, s.detail"
+                " FROM scores s JOIN players p ON p.id = s.player"
+                " WHERE s.game = ? AND s.tbl = ? AND p.bot = ?"
+                " ORDER BY s.score DESC, s.at ASC LIMIT ?",
+                (game, table, int(bots), limit),
             ).fetchall()
             return [score_from_row(row) for row in rows]
 
         return await self._run(work)
+
+    async def mark_bot(self, player: int) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("UPDATE players SET bot = 1 WHERE id = ? AND bot = 0", (player,))
+
+        await self._run(self._tx, work)
 
     async def best_of(self, game: str, player: int) -> list[ScoreRecord]:
         def work() -> list[ScoreRecord]:
@@ -374,6 +551,168 @@ class SQLiteStore(Store):
             return [row[0] for row in rows]
 
         return await self._run(work)
+
+    # -- history and replays -------------------------------------------------------------
+
+    async def player_by_name(self, name: str) -> PlayerRecord | None:
+        def work() -> PlayerRecord | None:
+            row = self.db.execute(
+                "SELECT id, name FROM players WHERE name_key = ? OR skeleton = ?"
+                " ORDER BY name_key = ? DESC LIMIT 1",
+                (name_key(name), skeleton(name), name_key(name)),
+            ).fetchone()
+            return PlayerRecord(id=row[0], name=row[1]) if row else None
+
+        return await self._run(work)
+
+    async def history(
+        self,
+        player: int,
+        *,
+        game: str | None = None,
+        limit: int = 20,
+        before: tuple[float, str] | None = None,
+        private: bool = False,
+    ) -> list[FinishedRoom]:
+        def work() -> list[FinishedRoom]:
+            where: list[str] = ["rp.player = ?"]
+            args: list[Any] = [player]
+            if game is not None:
+                where.append("rp.game = ?")
+                args.append(game)
+            if before is not None:
+                where.append("(rp.finished_at, rp.room) < (?, ?)")
+                args.extend(before)
+            if not private:
+                where.append("r.private_code IS NULL")
+            rows = self.db.execute(
+                f"SELECT {FINISHED_COLUMNS} FROM room_players rp JOIN rooms r ON r.id = rp.room"
+                f" WHERE {' AND '.join(where)}"
+                " ORDER BY rp.finished_at DESC, rp.room DESC LIMIT ?",
+                (*args, limit),
+            ).fetchall()
+            return [finished_from_row(row) for row in rows]
+
+        return await self._run(work)
+
+    async def purge_journals(self, finished_before: float, batch: int = 100) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            rooms = [
+                row[0]
+                for row in db.execute(
+                    "SELECT DISTINCT room FROM room_players WHERE finished_at < ? LIMIT ?",
+                    (finished_before, batch),
+                )
+            ]
+            # rooms played before history was kept, or by bots alone, have no room_players
+            rooms += [
+                row[0]
+                for row in db.execute(
+                    "SELECT id FROM rooms r WHERE status = 'over' AND finished_at < ?"
+                    " AND EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id)"
+                    " AND NOT EXISTS (SELECT 1 FROM room_players p WHERE p.room = r.id)"
+                    " LIMIT ?",
+                    (finished_before, batch - len(rooms)),
+                )
+            ]
+            for table in ("journal", "room_players"):
+                db.executemany(f"DELETE FROM {table} WHERE room = ?", [(r,) for r in rooms])
+            return len(rooms)
+
+        return await self._run(self._tx, work)
+
+    # -- ratings -----------------------------------------------------------------------
+
+    async def ratings_of(self, player: int) -> dict[str, RatingRecord]:
+        def work() -> dict[str, RatingRecord]:
+            rows = self.db.execute(
+                f"SELECT {RATING_COLUMNS} FROM ratings r JOIN players p ON p.id = r.player"
+                " WHERE r.player = ? ORDER BY r.game",
+                (player,),
+            ).fetchall()
+            return {row[2]: rating_from_row(row) for row in rows}
+
+        return await self._run(work)
+
+    async def leaderboard(
+        self, game: str, limit: int, after: tuple[float, str] | None = None
+    ) -> list[RatingRecord]:
+        def work() -> list[RatingRecord]:
+            rating, name = after or (math.inf, "")  # before the first page: above everyone
+            rows = self.db.execute(
+                f"SELECT {RATING_COLUMNS} FROM ratings r JOIN players p ON p.id = r.player"
+                " WHERE r.game = ? AND r.games > 0 AND p.bot = 0"
+                " AND (r.rating < ? OR (r.rating = ? AND p.name > ?))"
+                " ORDER BY r.rating DESC, p.name ASC LIMIT ?",
+                (game, rating, rating, name, limit),
+            ).fetchall()
+            return [rating_from_row(row) for row in rows]
+
+        return await self._run(work)
+
+
+def _rate(db: sqlite3.Connection, game: RatedGame, now: float) -> None:
+    """Rate a finished game in the open transaction, unless its room was rated already."""
+    claimed = db.execute(
+        "INSERT OR IGNORE INTO rated_rooms(room, game, at, changes) VALUES (?,?,?,'{}')",
+        (game.room, game.game, now),
+    )
+    if claimed.rowcount != 1:
+        return
+    players = game.players()
+    marks = ",".join("?" * len(players))
+    programs = {
+        row[0]
+        for row in db.execute(f"SELECT id FROM players WHERE bot = 1 AND id IN ({marks})", players)
+    }
+    before = {
+        row[0]: Rating(row[1], row[2], row[3])
+        for row in db.execute(
+            f"SELECT player, rating, rd, vol FROM ratings WHERE game = ? AND player IN ({marks})",
+            (game.game, *players),
+        )
+    }
+    after = rate_game(game, before, programs)
+    db.executemany(
+        "INSERT INTO ratings(player, game, rating, rd, vol, games, updated_at)"
+        " VALUES (?,?,?,?,?,1,?) ON CONFLICT (player, game) DO UPDATE SET"
+        " rating = excluded.rating, rd = excluded.rd, vol = excluded.vol,"
+        " games = ratings.games + 1, updated_at = excluded.updated_at",
+        [(pid, game.game, r.rating, r.rd, r.vol, now) for pid, r in after.items()],
+    )
+    db.execute(
+        "UPDATE rated_rooms SET changes = ? WHERE room = ?",
+        (json.dumps(rating_changes(before, after)), game.room),
+    )
+
+
+def _fill_skeletons(db: sqlite3.Connection) -> None:
+    """Give the players stored before skeletons theirs (see :func:`player_keys`).
+
+    All of them, when the keys were made with other rules (:data:`KEYS_VERSION`).
+    """
+    made = db.execute("SELECT version FROM name_keys WHERE k = 1").fetchone()
+    if made is None or made[0] != KEYS_VERSION:
+        if made is not None:
+            log.warning("name keys were made with %s: making them with %s", made[0], KEYS_VERSION)
+        db.execute("UPDATE players SET skeleton = NULL, folded = NULL")
+        db.execute("INSERT OR REPLACE INTO name_keys(k, version) VALUES (1, ?)", (KEYS_VERSION,))
+    rows = db.execute("SELECT id, name FROM players WHERE skeleton IS NULL ORDER BY id").fetchall()
+    if not rows:
+        return
+    taken: tuple[set[str], set[str], set[str]] = (set(), set(), set())
+    for row in db.execute(
+        "SELECT name_key, skeleton, folded FROM players WHERE skeleton IS NOT NULL"
+    ):
+        for k, used in zip(row, taken, strict=True):
+            used.add(k)
+    new = player_keys(rows, taken)
+    # Out of the way first: a row's old key may be another row's new one.
+    db.executemany("UPDATE players SET name_key = '\n~' || id WHERE id = ?", [(r[0],) for r in new])
+    db.executemany(
+        "UPDATE players SET name_key = ?, skeleton = ?, folded = ? WHERE id = ?",
+        [(key, skel, folded, pid) for pid, key, skel, folded in new],
+    )
 
 
 _INSERT_CHUNK = 199

@@ -7,10 +7,11 @@ The test functions are the SQLite suite's own, imported: here the ``server`` and
 from __future__ import annotations
 
 import pytest
+from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
 
-from server.app import Server
-from server.config import Config, Limits
 from tests.helpers import ServerProcess
+from tests.memory import House
 from tests.server.test_lobby import (
     test_names_are_unique_case_insensitively,
     test_private_rooms_are_unlisted_and_joined_by_code,
@@ -23,12 +24,18 @@ from tests.server.test_recovery import (
 from tests.server.test_room import (
     test_dropped_player_keeps_the_seat_and_catches_up,
     test_hidden_racks_never_reach_other_connections,
+)
+from tests.server.test_room_logic import (
+    test_a_room_of_bots_waits_while_nobody_watches,
+    test_finished_rooms_leave_memory_but_keep_their_record,
     test_quit_votes_end_the_game_and_fill_the_hall_of_fame,
 )
 from tests.services import pg_schema
 
 __all__ = [
+    "test_a_room_of_bots_waits_while_nobody_watches",
     "test_dropped_player_keeps_the_seat_and_catches_up",
+    "test_finished_rooms_leave_memory_but_keep_their_record",
     "test_hidden_racks_never_reach_other_connections",
     "test_names_are_unique_case_insensitively",
     "test_private_rooms_are_unlisted_and_joined_by_code",
@@ -56,6 +63,15 @@ async def server(tmp_path, pg_url):
     assert type(srv.store).__name__ == "PostgresStore"
     yield srv
     await srv.stop()
+
+
+@pytest.fixture
+async def house(tmp_path, pg_url):
+    """The lobby in memory, its store a fresh PostgreSQL schema."""
+    h = await House.open(tmp_path, db=pg_url)
+    assert type(h.store).__name__ == "PostgresStore"
+    yield h
+    await h.close()
 
 
 @pytest.fixture

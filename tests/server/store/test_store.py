@@ -9,9 +9,8 @@ import asyncio
 import random
 
 import pytest
-
-from server.store import open_store
-from server.store.base import (
+from tilehall.server.store import open_store
+from tilehall.server.store.base import (
     AppendRefused,
     JournalEntry,
     NameTaken,
@@ -19,7 +18,9 @@ from server.store.base import (
     ScoreRecord,
     SeatRecord,
     Store,
+    seats_json,
 )
+
 from tests.services import pg_schema
 
 
@@ -247,7 +248,7 @@ def count_commits(store: Store, monkeypatch) -> list[int]:
 
 
 async def test_a_fenced_postgres_store_appends_only_to_its_own_rooms(pg_url):
-    from server.store.postgres import PostgresStore
+    from tilehall.server.store.postgres import PostgresStore
 
     mine = PostgresStore(pg_url, owner="n1")
     await mine.open()
@@ -315,6 +316,125 @@ async def test_finish_room_keeps_scores_and_tables_rank_them(store: Store):
     assert await store.unfinished_rooms("") == []  # every room finished
 
 
+# -- history, quick-match rooms, retention ----------------------------------------------
+
+
+async def played(store: Store, rid: str, seats: list, finished: float, **kw) -> None:
+    """A room with a journal, finished at ``finished``."""
+    record = room_record(rid, seats=len(seats))
+    record = RoomRecord(**{**_fields(record), "seats": tuple(seats), **kw})
+    await store.create_room(record)
+    await store.append(entry(rid, 1, None))
+    await store.finish_room(rid, {"scores": [0] * len(seats)}, [], finished)
+
+
+def _fields(record: RoomRecord) -> dict:
+    return {f: getattr(record, f) for f in RoomRecord.__dataclass_fields__}
+
+
+async def test_history_lists_a_players_played_rooms_newest_first_by_pages(store: Store):
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    bob = await store.create_player("Bob", b"\x02" * 32, 1.0)
+    a, b, comp = (
+        SeatRecord(name="Ada", player=ada.id),
+        SeatRecord(name="Bob", player=bob.id),
+        SeatRecord(name="COMP", bot="easy"),
+    )
+    await played(store, "r1", [a, b], 10.0)
+    await played(store, "r2", [a, comp], 30.0)
+    await played(store, "r3", [b, a], 20.0, private_code="secret")
+    await played(store, "r4", [a, comp], 30.0)  # the same second as r2: the id breaks the tie
+    # a room that expired waiting (never played) is not history
+    await store.create_room(room_record("r5"))
+    await store.set_seats("r5", [a, SeatRecord()])
+    await store.finish_room("r5", {"expired": "nobody came"}, [], 40.0)
+
+    mine = await store.history(ada.id, private=True)
+    assert [r.id for r in mine] == ["r4", "r2", "r3", "r1"]
+    assert mine[2].private and mine[2].seats == (b, a) and mine[2].finished_at == 20.0
+    assert mine[0].result == {"scores": [0, 0]} and mine[0].game == "mathable"
+    page = await store.history(ada.id, private=True, limit=2)
+    rest = await store.history(ada.id, private=True, before=(page[-1].finished_at, page[-1].id))
+    assert [r.id for r in page + rest] == ["r4", "r2", "r3", "r1"]
+    assert [r.id for r in await store.history(ada.id)] == ["r4", "r2", "r1"], "private ones hidden"
+    assert [r.id for r in await store.history(bob.id, private=True)] == ["r3", "r1"]
+    assert await store.history(ada.id, game="lines") == []
+    # a finish done again enters nobody's history twice
+    await store.finish_room("r1", {"scores": [1, 1]}, [], 99.0)
+    assert [r.id for r in await store.history(bob.id, private=True)] == ["r3", "r1"]
+
+
+async def test_players_are_found_by_name_as_names_compare(store: Store):
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    assert await store.player_by_name("ada") == ada
+    assert await store.player_by_name("\u0410da") == ada  # a Cyrillic A: the same skeleton
+    assert await store.player_by_name("Eve") is None
+
+
+async def test_purged_journals_leave_results_but_no_history_or_replay(store: Store):
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    a = SeatRecord(name="Ada", player=ada.id)
+    for i in range(5):
+        await played(store, f"old{i}", [a], 100.0 + i)
+    await played(store, "bots", [SeatRecord(name="COMP", bot="easy")] * 2, 100.0)
+    await played(store, "new", [a], 500.0)
+    assert await store.purge_journals(300.0, batch=4) == 4
+    assert await store.purge_journals(300.0, batch=4) == 2
+    assert await store.purge_journals(300.0, batch=4) == 0
+    assert [r.id for r in await store.history(ada.id)] == ["new"]
+    assert await store.journal("old0") == [] and await store.journal("bots") == []
+    assert len(await store.journal("new")) == 1
+    kept = await store.room("old0")
+    assert kept is not None and kept.status == "over", "the room and its result stay"
+
+
+async def test_a_quick_match_room_keeps_when_it_fills_with_bots(store: Store):
+    await store.create_room(
+        RoomRecord(**{**_fields(room_record("q")), "fill_at": 50.0, "fill_level": "easy"})
+    )
+    got = await store.room("q")
+    assert got is not None and (got.fill_at, got.fill_level) == (50.0, "easy")
+    await store.set_fill("q", 40.0)
+    assert (await store.unfinished_rooms(""))[0].fill_at == 40.0
+
+
+async def test_history_is_filled_in_for_rooms_played_before_it_was_kept(store_url, monkeypatch):
+    """The migration that brought history enters the rooms already over."""
+    if store_url.startswith("postgresql"):
+        from tilehall.server.store import postgres as module
+    else:
+        from tilehall.server.store import sqlite as module
+    full = module.MIGRATIONS
+    monkeypatch.setattr(module, "MIGRATIONS", full[:5])
+    old = await open_store(store_url)
+    ada = await old.create_player("Ada", b"\x01" * 32, 1.0)
+    seats = seats_json([SeatRecord(name="Ada", player=ada.id), SeatRecord()])
+    rows = [  # as the code of that version wrote them
+        ("played", "mathable", "{}", 1, seats, "over", "", 1.0, 77.0, '{"scores": [3, 1]}'),
+        ("expired", "mathable", "{}", 2, seats, "over", "", 1.0, 78.0, '{"expired": "x"}'),
+    ]
+    columns = "id, game, options, seed, seats, status, node, created_at, finished_at, result"
+    if store_url.startswith("postgresql"):
+        await old.pool.executemany(
+            f"INSERT INTO rooms({columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", rows
+        )
+        await old.pool.execute(
+            "INSERT INTO journal(room, seq, seat, action, at) VALUES ('played', 1, NULL, '', 1)"
+        )
+    else:
+        with old.db:
+            old.db.executemany(f"INSERT INTO rooms({columns}) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            old.db.execute("INSERT INTO journal VALUES ('played', 1, NULL, x'', 1)")
+    await old.close()
+    monkeypatch.setattr(module, "MIGRATIONS", full)
+    new = await open_store(store_url)
+    try:
+        [room] = await new.history(ada.id)
+        assert (room.id, room.finished_at, room.result) == ("played", 77.0, {"scores": [3, 1]})
+    finally:
+        await new.close()
+
+
 async def test_reopening_keeps_data_and_does_not_migrate_twice(store_url):
     first = await open_store(store_url)
     await first.create_player("Ada", b"\x01" * 32, 1.0)
@@ -323,12 +443,12 @@ async def test_reopening_keeps_data_and_does_not_migrate_twice(store_url):
     try:
         assert (await again.player_by_token(b"\x01" * 32)).name == "Ada"
         if store_url.startswith("postgresql"):
-            from server.store.postgres import MIGRATIONS
+            from tilehall.server.store.postgres import MIGRATIONS
 
             versions = await again.pool.fetch("SELECT version FROM schema_version ORDER BY 1")
             assert [r[0] for r in versions] == list(range(1, len(MIGRATIONS) + 1))
         else:
-            from server.store.sqlite import MIGRATIONS
+            from tilehall.server.store.sqlite import MIGRATIONS
 
             version = again.db.execute("PRAGMA user_version").fetchone()[0]
             assert version == len(MIGRATIONS)
@@ -339,8 +459,10 @@ async def test_reopening_keeps_data_and_does_not_migrate_twice(store_url):
 async def test_nodes_opening_one_new_postgres_schema_together_migrate_it_once(pg_url):
     stores = await asyncio.gather(*(open_store(pg_url) for _ in range(3)))
     try:
-        versions = await stores[0].pool.fetch("SELECT version FROM schema_version")
-        assert len(versions) == 1
+        from tilehall.server.store.postgres import MIGRATIONS
+
+        versions = await stores[0].pool.fetch("SELECT version FROM schema_version ORDER BY 1")
+        assert [r[0] for r in versions] == list(range(1, len(MIGRATIONS) + 1))  # each once
     finally:
         for s in stores:
             await s.close()

@@ -1,0 +1,308 @@
+"""Faults of the store, really caused: a room is never ahead of its journal, nothing is lost.
+
+Each test breaks the real thing: a full filesystem under SQLite, a lock another
+process holds, a PostgreSQL server stopped, a connection dropped after the
+database committed and before its answer arrived, a backend terminated. What a
+player sees is the same each time: ``unavailable`` with ``retry_after``, a
+``room`` push saying the room is suspended, then restored from its journal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import sqlite3
+import subprocess
+import sys
+
+import asyncpg
+import pytest
+from tilehall.server.games import find_game
+from tilehall.server.room import Room
+from tilehall.server.store.sqlite import SQLiteStore
+
+from tests.helpers import Raw, ServerProcess
+from tests.helpers import http_get as get
+from tests.memory import House, MemoryMember
+from tests.netfault import CutProxy
+from tests.services import PG_URL, PrivatePostgres, SmallDisk, pg_schema, require_postgres
+
+
+@pytest.fixture
+def disk(tmp_path):
+    d = SmallDisk(tmp_path / "disk")
+    yield d
+    d.close()
+
+
+async def ishido(house, moves=3):
+    """Ada plays ``moves`` stones of an Ishido room that Wes watches."""
+    a = await house.player("Ada")
+    w = await house.player("Wes")
+    room = (await house.call(a, {"t": "create", "game": "ishido"}))["room"]
+    view = (await house.call(a, {"t": "join", "room": room}))["view"]
+    await house.call(w, {"t": "watch", "room": room})
+    for _ in range(moves):
+        upd = await house.call(a, place(room, view))
+        assert upd["t"] == "update", upd
+        view = upd["view"]
+    return a, w, room, view
+
+
+def place(room, view):
+    return {"t": "act", "room": room, "action": {"do": "place", "at": view["legal"][0]}}
+
+
+def suspended(room, flag=True):
+    return lambda f: f["t"] == "room" and f["room"] == room and f.get("suspended") is flag
+
+
+async def restored(house, member, room, *, timeout=30.0):
+    """Let the store's probe run (its pauses are on the test's clock) until the room is back.
+
+    Returns the ``room`` push that says so, the first after the one that said suspended.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    told = await member.wait_for(suspended(room))
+    after = member.frames.index(told) + 1
+    while True:
+        house.clock.advance(max(house.lobby.health.retry_after, 0.1))
+        try:
+            return await member.wait_for(suspended(room, False), after=after, timeout=0.3)
+        except TimeoutError:
+            if loop.time() > deadline:
+                raise
+
+
+async def replays_to(house, room, view):
+    """The journal, replayed by a fresh room, gives the spectator view last sent."""
+    live = house.lobby.rooms[room]
+    copy = Room(live.record, find_game(live.game.name), house.lobby.services)
+    copy.replay(await house.journal(room))
+    assert copy.seq == live.seq
+    assert copy.view(None) == view
+
+
+async def test_a_full_disk_suspends_the_room_and_loses_nothing(disk):
+    house = await House.open(disk.path)
+    try:
+        a, w, room, view = await ishido(house)
+        before = await house.journal(room)
+        seen = len(w.frames)
+        disk.fill()
+        err = await house.call(a, place(room, view))
+        assert err["code"] == "unavailable" and err["retry_after"] >= 1, err
+        await w.wait_for(suspended(room), after=seen)
+        # nothing gets in while the room waits for its journal
+        assert (await house.call(a, place(room, view)))["code"] == "unavailable"
+        assert (await house.call(w, {"t": "watch", "room": room}))["code"] == "unavailable"
+        newcomer = await house.call(MemoryMember(), {"t": "hello", "v": 1, "name": "Nell"})
+        assert newcomer["code"] == "unavailable"
+        assert house.lobby.health.up is False
+        assert [u for u in w.of("update", room) if u["seq"] > len(before)] == []
+        disk.free()
+        await restored(house, w, room)
+        assert await house.journal(room) == before, "the move that was not saved is gone"
+        upd = await house.call(a, place(room, view))  # and the same move is good again
+        assert upd["t"] == "update" and upd["seq"] == len(before) + 1, upd
+        await w.update(room, upd["seq"])
+        await replays_to(house, room, w.of("update", room)[-1]["view"])
+    finally:
+        await house.close()
+
+
+async def test_a_lock_held_past_the_busy_timeout_suspends_then_resumes(tmp_path):
+    path = tmp_path / "tilehall.sqlite3"
+    house = await House.open(tmp_path, SQLiteStore(path, busy_timeout=0.2))
+    other = sqlite3.connect(path, isolation_level=None)  # another process's connection, say
+    try:
+        a, w, room, view = await ishido(house)
+        before = await house.journal(room)
+        other.execute("BEGIN EXCLUSIVE")
+        err = await house.call(a, place(room, view))
+        assert err["code"] == "unavailable", err
+        await w.wait_for(suspended(room))
+        other.execute("ROLLBACK")
+        await restored(house, w, room)
+        assert await house.journal(room) == before
+        upd = await house.call(a, place(room, view))
+        assert upd["seq"] == len(before) + 1
+    finally:
+        other.close()
+        await house.close()
+
+
+async def test_a_server_on_a_full_disk_killed_and_restarted_brings_the_room_back(disk):
+    proc = ServerProcess(disk.path)
+    url = proc.start()
+    try:
+        a = await Raw.open(url, "Ada")
+        room = (await a.call({"t": "create", "game": "ishido"}))["room"]
+        view = (await a.call({"t": "join", "room": room}))["view"]
+        for _ in range(3):
+            upd = await a.call(place(room, view))
+            view, seq = upd["view"], upd["seq"]
+        http = f"http://127.0.0.1:{proc.port}"
+        disk.fill()
+        err = await a.call(place(room, view))
+        assert err["code"] == "unavailable"
+        while not suspended(room)(await a.recv()):
+            pass
+        status, text = await asyncio.to_thread(get, f"{http}/readyz")
+        assert status == 503 and "store unavailable" in text, text
+        assert (await asyncio.to_thread(get, f"{http}/healthz"))[0] == 200  # alive, not ready
+        # what a container's health check runs: it finds the ports from the data directory
+        ready = await asyncio.to_thread(health, disk.path)
+        assert ready.returncode == 1 and "/readyz: 503" in ready.stdout, ready
+        live = await asyncio.to_thread(health, disk.path, "--live")
+        assert live.returncode == 0 and "/healthz: 200" in live.stdout, live
+        metrics = await asyncio.to_thread(get, f"{proc.admin_url}/metrics")
+        assert "tilehall_rooms_suspended 1" in metrics[1]
+        proc.kill()
+        disk.free()
+        url = proc.start()
+        back = await Raw.open(url)
+        assert (await back.call({"t": "hello", "v": 1, "token": a.token}))["rooms"] == [room]
+        again = await back.call({"t": "join", "room": room, "seq": seq})
+        assert (again["seat"], again["seq"], again["view"]) == (0, seq, view)
+        assert again["missed"] == []
+        upd = await back.call(place(room, view))
+        assert upd["seq"] == seq + 1
+        http = f"http://127.0.0.1:{proc.port}"
+        assert await asyncio.to_thread(get, f"{http}/readyz") == (200, "ready\n")
+        assert (await asyncio.to_thread(health, disk.path)).returncode == 0
+    finally:
+        proc.stop()
+    assert (await asyncio.to_thread(health, disk.path)).returncode == 1, "no server: not ready"
+
+
+def health(data_dir, *args):
+    """``tilehall-server admin health``, as a container's health check runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "tilehall.server.app", "admin", "health", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "TILEHALL_DATA": str(data_dir)},
+    )
+
+
+@pytest.fixture
+async def private_pg():
+    pg = PrivatePostgres()
+    pg.start()
+    yield pg
+    pg.close()
+
+
+async def test_postgresql_stopped_and_started_again(tmp_path, private_pg):
+    house = await House.open(tmp_path, private_pg.url)
+    try:
+        a, w, room, view = await ishido(house)
+        before = await house.journal(room)
+        private_pg.stop()  # as a service manager stops it: sessions are terminated
+        err = await house.call(a, place(room, view))
+        assert err["code"] == "unavailable", err
+        await w.wait_for(suspended(room))
+        refused = await house.call(MemoryMember(), {"t": "hello", "v": 1, "name": "Nell"})
+        assert refused["code"] == "unavailable"
+        for _ in range(3):  # the probe keeps failing meanwhile
+            house.clock.advance(house.lobby.health.retry_after)
+            await asyncio.sleep(0.05)
+        assert house.lobby.rooms[room].suspended
+        private_pg.start()
+        await restored(house, w, room)
+        assert await house.journal(room) == before
+        upd = await house.call(a, place(room, view))
+        assert upd["seq"] == len(before) + 1
+        await w.update(room, upd["seq"])
+        await replays_to(house, room, upd["view"] | {"seat": None})
+    finally:
+        await house.close()
+
+
+async def test_a_commit_whose_answer_was_lost_is_read_back_and_shown(tmp_path):
+    await require_postgres()
+    async with pg_schema() as url:
+        host_port = PG_URL.split("@", 1)[1].split("/", 1)[0]
+        host, port = host_port.rsplit(":", 1)
+        proxy = CutProxy(host, int(port))
+        listen = await proxy.start()
+        via_proxy = url.replace(host_port, f"127.0.0.1:{listen}")
+        house = await House.open(tmp_path, via_proxy)
+        try:
+            a, w, room, view = await ishido(house)
+            before = await house.journal(room)
+            proxy.cut_before(b"INSERT 0 1")  # the journal's insert commits; its answer is lost
+            err = await house.call(a, place(room, view))
+            assert proxy.cuts == 1
+            assert err["code"] == "unavailable", err
+            mark = len(w.frames)
+            await restored(house, w, room)
+            # the move had been saved: the room shows it, once, as the next update
+            journal = await house.journal(room)
+            assert len(journal) == len(before) + 1
+            assert journal[-1].action == {"do": "place", "at": view["legal"][0]}
+            shown = [u for u in w.frames[mark - 1 :] if u["t"] == "update"]
+            assert [u["seq"] for u in shown] == [len(before) + 1]
+            assert any(e["e"] == "placed" for e in shown[0]["events"])
+            mine = await a.update(room, len(before) + 1)
+            assert "re" not in mine  # the act was answered already: unavailable
+            upd = await house.call(a, place(room, mine["view"]))
+            assert upd["seq"] == len(before) + 2
+            await replays_to(house, room, upd["view"] | {"seat": None})
+        finally:
+            await house.close()
+            await proxy.close()
+
+
+async def test_a_terminated_backend_costs_at_most_one_suspension(tmp_path):
+    await require_postgres()
+    async with pg_schema() as url:
+        name = "t_" + secrets.token_hex(6)
+        house = await House.open(tmp_path, f"{url}&application_name={name}")
+        admin = await asyncpg.connect(PG_URL)
+        try:
+            a, w, room, view = await ishido(house)
+            killed = await admin.fetchval(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE application_name = $1",
+                name,
+            )
+            assert killed >= 1
+            reply = await house.call(a, place(room, view))
+            if reply["t"] == "error":  # the pool's connection was the dead one
+                assert reply["code"] == "unavailable", reply
+                await restored(house, w, room)
+                reply = await house.call(a, place(room, view))
+            assert reply["t"] == "update", reply
+            journal = await house.journal(room)
+            assert journal[-1].seq == reply["seq"] == len(journal)
+            await replays_to(house, room, reply["view"] | {"seat": None})
+        finally:
+            await admin.close()
+            await house.close()
+
+
+async def test_the_database_password_comes_from_a_file_never_the_command_line(tmp_path):
+    pg = PrivatePostgres(password="s3cret word")
+    pg.start()
+    try:
+        secret = tmp_path / "db.password"
+        secret.write_text("s3cret word\n")
+        refused = ServerProcess(tmp_path / "a", "--db", pg.url)
+        with pytest.raises(RuntimeError, match="password"):
+            refused.start()
+        proc = ServerProcess(tmp_path / "b", "--db", pg.url, "--db-password-file", str(secret))
+        try:
+            url = proc.start()
+            a = await Raw.open(url, "Ada")
+            assert (await a.call({"t": "create", "game": "ishido"}))["t"] == "created"
+            assert "s3cret" not in " ".join(proc.proc.args)
+        finally:
+            proc.stop()
+            refused.stop()
+    finally:
+        pg.close()
