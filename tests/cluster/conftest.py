@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tilehall.protocol import SERVER_MESSAGES, check, decode, encode
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from protocol import SERVER_MESSAGES, check, decode, encode
 from tests.helpers import ServerProcess
-from tests.services import Mosquitto, pg_schema, require_mosquitto
+from tests.services import Mosquitto, free_port, pg_schema, require_mosquitto
 
 
 @pytest.fixture
@@ -50,12 +50,23 @@ class Cluster:
         self.nodes: dict[str, ServerProcess] = {}
 
     async def start(self, *names: str, extra: tuple[str, ...] = ()) -> list[str]:
-        """Start nodes at once (each in a thread: start() blocks); returns their URLs."""
+        """Start nodes at once (each in a thread: start() blocks); returns their URLs.
+
+        A node started again keeps its port and data folder, as a restarted service does.
+        """
         for name in names:
             data = self.tmp_path / name
             data.mkdir(exist_ok=True)
+            old = self.nodes.get(name)
+            port = old.port if old is not None else free_port()
             self.nodes[name] = ServerProcess(
                 data,
+                "--port",
+                str(port),
+                "--public-url",
+                f"ws://127.0.0.1:{port}",
+                "--admin-port",
+                "0",  # not port + 1: that may be another node's
                 "--db",
                 self.pg_url,
                 "--mqtt",
@@ -181,11 +192,12 @@ async def until(
 async def act_when_possible(
     peer: Peer, room: str, action: dict[str, Any], timeout: float = 20.0, **extra: Any
 ) -> dict[str, Any]:
-    """Act, sending again while the cluster says the room is moving or the bus is down."""
+    """Act, sending again while the cluster says ``unavailable`` (moving, bus down)."""
 
     async def attempt() -> dict[str, Any] | None:
         reply = await peer.act(room, action, **extra)
-        if reply["t"] == "error" and reply["code"] == "internal_error":
+        if reply["t"] == "error" and reply["code"] == "unavailable":
+            assert reply["retry_after"] > 0
             return None
         return reply
 

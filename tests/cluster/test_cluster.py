@@ -10,9 +10,9 @@ import random
 import signal
 
 import asyncpg
+from tilehall.protocol import encode
+from tilehall.server.bots import find_bot
 
-from protocol import encode
-from server.bots import find_bot
 from tests.cluster.conftest import Peer, act_when_possible, until
 
 MATHABLE = {"game": "mathable", "options": {"racks": "hidden"}}

@@ -1,4 +1,4 @@
-"""server/cluster.py without a broker: batching, forwarding, dedup, catching up; the switch.
+"""The cluster's parts without a broker: batching, forwarding, dedup, catching up; the switch.
 
 The cluster against a real Mosquitto and PostgreSQL is tested in tests/cluster/.
 """
@@ -11,12 +11,20 @@ import sys
 
 import msgpack
 import pytest
+from tilehall.protocol import encode
+from tilehall.server.app import Server
+from tilehall.server.cluster import (
+    Entry,
+    Link,
+    RemoteRoom,
+    StandIn,
+    Topics,
+    catch_up_update,
+    code_hash,
+)
+from tilehall.server.config import Config
+from tilehall.server.store.base import PlayerRecord
 
-from protocol import encode
-from server.app import Server
-from server.cluster import Entry, Link, RemoteRoom, StandIn, Topics, catch_up_update, code_hash
-from server.config import Config
-from server.store.base import PlayerRecord
 from tests.helpers import ROOT
 
 
@@ -24,6 +32,7 @@ class FakeSession:
     def __init__(self, name):
         self.player = PlayerRecord(id=hash(name) % 1000, name=name)
         self.rooms = {}
+        self.compact = False
         self.sent = []
 
     def send(self, data):
@@ -33,8 +42,8 @@ class FakeSession:
         self.send(encode(msg))
 
 
-class FakeCluster:
-    """What Link and RemoteRoom need of a Cluster, recording what they do."""
+class FakeRelay:
+    """What a RemoteRoom needs of the Relay, recording what it is asked."""
 
     def __init__(self):
         self.node = "here"
@@ -45,7 +54,7 @@ class FakeCluster:
         self.answers = []
         self.requests = []
 
-    def publish(self, topic, payload, *, retain=False):
+    def publish(self, topic, payload):
         self.published.append((topic, msgpack.unpackb(payload)))
 
     def answered(self, cid, reply):
@@ -92,8 +101,8 @@ def test_catch_up_is_one_update_with_every_missed_event_and_the_current_view():
 
 
 async def test_a_link_sends_one_message_per_turn_each_frame_once_replies_in_order():
-    cluster = FakeCluster()
-    link = Link(cluster, "r1", "there")
+    cluster = FakeRelay()
+    link = Link("here", "r1", "there", cluster.topics, cluster.publish)
     ada = StandIn(link, 1, PlayerRecord(id=1, name="Ada"))
     also = StandIn(link, 2, PlayerRecord(id=1, name="Ada"))
     frame = update(5, 0)
@@ -119,8 +128,8 @@ def batch(n, items, blobs, host="there", link="L1"):
 
 
 def remote_room():
-    cluster = FakeCluster()
-    room = RemoteRoom(cluster, Entry("r1", "there", "e1", {}, (), None))
+    cluster = FakeRelay()
+    room = RemoteRoom(cluster, Entry("r1", "there", 1, {}, (), None))
     ada, bob = FakeSession("Ada"), FakeSession("Bob")
     cluster.sessions = {1: ada, 2: bob}
     room.add(ada, 0, 4)
@@ -173,14 +182,15 @@ def test_private_codes_are_hashed_in_the_directory():
 def test_a_single_node_never_imports_the_cluster_or_aiomqtt(tmp_path):
     script = (
         "import asyncio, sys\n"
-        "from server.app import Server, parse_args\n"
+        "from tilehall.server.app import Server, parse_args\n"
         f"config = parse_args(['--port', '0', '--data-dir', {str(tmp_path)!r}])\n"
         "async def main():\n"
         "    server = Server(config)\n"
         "    await server.start()\n"
         "    await server.stop()\n"
         "asyncio.run(main())\n"
-        "print(sorted(m for m in ('aiomqtt', 'server.cluster', 'asyncpg') if m in sys.modules))\n"
+        "loaded = ('aiomqtt', 'tilehall.server.cluster', 'asyncpg')\n"
+        "print(sorted(m for m in loaded if m in sys.modules))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
