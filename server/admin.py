@@ -1,8 +1,12 @@
 """``tilehall-server admin``: list rooms, close a room, export a game's replay.
 
-The commands talk to a running server over HTTP on its own port, with the key
+The commands talk to a running server's admin listener over HTTP, with the key
 the server keeps in ``DATA_DIR/admin.key``; only someone who can read that
-file (the host) can use them.
+file (the server's user on its host) can use them. Where the listener is, the
+server writes to ``DATA_DIR/admin.json`` as it starts, so ``--data-dir`` (by
+default the server's own default) is all a command needs; ``--url`` is for a
+server whose data directory is not here (with its key copied into
+``--data-dir``).
 """
 
 from __future__ import annotations
@@ -16,10 +20,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from server.config import default_data_dir
-from server.games import Game, find_game
-from server.ops import admin_key
-from server.room import step
+from tilehall.server.config import default_data_dir
+from tilehall.server.games import Game, find_game
+from tilehall.server.games.replay import step
+from tilehall.server.ops import ADMIN_FILE, ADMIN_KEY, read_admin_key
 
 __all__ = ["load_export", "main", "replay_export"]
 
@@ -66,23 +70,77 @@ def _get(url: str, key: str) -> tuple[int, Any]:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, json.loads(resp.read())
     except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
+        body = exc.read()
+        try:
+            return exc.code, json.loads(body or b"{}")
+        except ValueError:  # not an admin listener's answer (the game port's 404, a ban's 429)
+            text = body[:80].decode(errors="replace").strip()
+            wait = exc.headers.get("Retry-After")
+            later = f" (try again in {wait} s)" if wait else ""
+            return exc.code, {"error": f"HTTP {exc.code}: {text}{later}"}
+
+
+def find_server(data_dir: Path) -> tuple[str, str] | None:
+    """The admin URL of the server running with ``data_dir`` and how it was found.
+
+    None when ``DATA_DIR/admin.json`` is missing: no server runs with that data
+    directory, or the one that did stopped cleanly.
+    """
+    try:
+        found = json.loads((data_dir / ADMIN_FILE).read_text())
+    except FileNotFoundError:
+        return None
+    return str(found["url"]), f"from {data_dir / ADMIN_FILE}, server pid {found.get('pid')}"
+
+
+def _health(url: str | None, data_dir: Path, *, live: bool) -> int:
+    """GET /readyz (or /healthz) on the admin listener; it needs no key."""
+    if url is None:
+        found = find_server(data_dir)
+        if found is None:
+            print(f"no server is running with the data directory {data_dir}", file=sys.stderr)
+            return 1
+        url = found[0]
+    probe = "healthz" if live else "readyz"
+    try:
+        with urllib.request.urlopen(f"{url.rstrip('/')}/{probe}", timeout=3) as resp:
+            status = resp.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    except OSError as exc:
+        print(f"cannot reach {url}: {exc}", file=sys.stderr)
+        return 1
+    print(f"/{probe}: {status}")
+    return 0 if status == 200 else 1
 
 
 def main(argv: list[str]) -> int:
     """Run one admin command; returns the exit status."""
     p = argparse.ArgumentParser(prog="tilehall-server admin", description=__doc__)
     p.add_argument(
-        "--url", default="http://127.0.0.1:8765", help="the server (default %(default)s)"
+        "--url",
+        help="the server's admin listener, http://HOST:PORT (default: the one DATA_DIR/admin.json "
+        "names, written by the server running with that data directory)",
     )
     p.add_argument(
         "--data-dir",
         type=Path,
         default=default_data_dir(),
-        help="the server's data directory, for its admin key (default %(default)s)",
+        help="the server's data directory, for its admin key and admin.json "
+        "(default %(default)s, the server's own default)",
     )
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("rooms", help="list the rooms in the server's memory")
+    sub.add_parser(
+        "rooms", help="list the rooms in the server's memory (a cluster's: every node's)"
+    )
+    sub.add_parser("nodes", help="cluster: every node, its lease, load and state")
+    drain = sub.add_parser(
+        "drain",
+        help="cluster: hand every room of NODE to the other nodes now; it takes no new rooms",
+    )
+    drain.add_argument("node")
+    undrain = sub.add_parser("undrain", help="cluster: let a drained NODE take new rooms again")
+    undrain.add_argument("node")
     close = sub.add_parser("close", help="end a room for good; its members are told")
     close.add_argument("room")
     replay = sub.add_parser(
@@ -92,28 +150,70 @@ def main(argv: list[str]) -> int:
     )
     replay.add_argument("room")
     replay.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    health = sub.add_parser(
+        "health",
+        help="exit 0 when the server is ready to play games (/readyz), 1 when not: for container "
+        "health checks, whatever ports the server was given",
+    )
+    health.add_argument(
+        "--live", action="store_true", help="only whether the process serves (/healthz)"
+    )
     a = p.parse_args(argv)
-    key = admin_key(a.data_dir)
-    base = a.url.rstrip("/").replace("ws://", "http://").replace("wss://", "https://")
+    if a.cmd == "health":
+        return _health(a.url, a.data_dir, live=a.live)
+    key = read_admin_key(a.data_dir)
+    if key is None:
+        print(
+            f"no admin key in {a.data_dir / ADMIN_KEY}: give the server's --data-dir",
+            file=sys.stderr,
+        )
+        return 2
+    if a.url is not None:
+        url, how = a.url, "given with --url"
+    elif (found := find_server(a.data_dir)) is not None:
+        url, how = found
+    else:
+        print(
+            f"no server is running with the data directory {a.data_dir} (no {ADMIN_FILE}): "
+            "give its --data-dir, or --url for one elsewhere",
+            file=sys.stderr,
+        )
+        return 2
+    base = url.rstrip("/").replace("ws://", "http://").replace("wss://", "https://")
     path = {
         "rooms": "rooms",
+        "nodes": "nodes",
         "close": f"close/{getattr(a, 'room', '')}",
         "replay": f"replay/{getattr(a, 'room', '')}",
+        "drain": f"drain/{getattr(a, 'node', '')}",
+        "undrain": f"undrain/{getattr(a, 'node', '')}",
     }[a.cmd]
     try:
         status, body = _get(f"{base}/admin/{path}", key)
     except OSError as exc:
-        print(f"cannot reach {base}: {exc}", file=sys.stderr)
+        print(f"cannot reach {base} ({how}): {exc}", file=sys.stderr)
         return 2
     if status != 200:
         print(body.get("error", f"HTTP {status}"), file=sys.stderr)
+        if status == 404 and "error" in body and body["error"].startswith("HTTP"):
+            print(f"{base} is not an admin listener (--admin-port): {how}", file=sys.stderr)
         return 1
     if a.cmd == "rooms":
         for r in body["rooms"]:
             seats = ", ".join((s["name"] or "-") for s in r["seats"])
+            node = f" node {r['node']}" if r.get("node") else ""
+            seq = f"seq {r['seq']:<5}" if "seq" in r else "seq ?    "
             print(
-                f"{r['room']:<18} {r['game']:<9} {r['status']:<8} seq {r['seq']:<5} "
-                f"watchers {r['spectators']:<3} {seats}"
+                f"{r['room']:<18} {r['game']:<9} {r['status']:<8} {seq} "
+                f"watchers {r['spectators']:<3}{node} {seats}"
+            )
+        return 0
+    if a.cmd == "nodes":
+        for n in body["nodes"]:
+            state = "stopped" if n["stopped"] else "draining" if n["draining"] else "up"
+            print(
+                f"{n['node']:<16} {state:<9} rooms {n['rooms']:<5} lease {n['lease_left']:>6} s "
+                f"{'on the bus' if n['on_bus'] else 'off the bus':<11} {n['url']}"
             )
         return 0
     text = json.dumps(body, indent=1)

@@ -19,26 +19,24 @@ import ssl
 import sys
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from tilehall.protocol import ErrorCode, ProtocolError, decode
+from tilehall.server.config import Config, add_options, read_options, read_secret
+from tilehall.server.files import private_dir
+from tilehall.server.forwarded import client_ip, network
+from tilehall.server.lobby import Lobby
+from tilehall.server.ops import AdminListener, JsonFormatter, http_handler, watch_gc
+from tilehall.server.session import Session
+from tilehall.server.store import open_store
+from tilehall.server.store.base import Store
 from websockets.asyncio.server import Server as WSServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request
 
-from protocol import ErrorCode, ProtocolError, decode
-from server.config import Config, Limits, default_data_dir
-from server.forwarded import client_ip, network
-from server.games.base import GameError
-from server.lobby import Lobby
-from server.ops import JsonFormatter, admin_key, http_handler, watch_gc
-from server.session import Session
-from server.store import open_store
-from server.store.base import Store
-
 if TYPE_CHECKING:
-    from server.cluster import Cluster
+    from tilehall.server.cluster import Cluster
 
 __all__ = ["Server", "main", "parse_args"]
 
@@ -59,8 +57,11 @@ class Server:
         """Address -> loop time until which its new connections are refused."""
         self.trusted = tuple(network(t) for t in config.trusted_proxies)
         self.accepting = False
-        self.admin_key = ""
+        self.admin = AdminListener(self)
+        """``/admin/...`` and ``/metrics``, on a port of their own."""
         self.cluster: Cluster | None = None
+        self._purging: asyncio.Task[None] | None = None
+        """Deletes the moves of games older than ``--replay-days``."""
 
     @property
     def port(self) -> int:
@@ -69,29 +70,50 @@ class Server:
         port: int = sock.getsockname()[1]
         return port
 
+    @property
+    def admin_port(self) -> int:
+        return self.admin.port
+
     async def start(self) -> None:
-        """Open the store, bring back unfinished rooms, then listen."""
-        self.store = await open_store(self.config.db_url)
+        """Open the store, bring back unfinished rooms, then listen (admin first, then players).
+
+        The data directory is made private first (0700), before anything is written in it.
+        """
+        private_dir(self.config.data_dir)
+        self.store = await open_store(
+            self.config.db_url, password=read_secret(self.config.db_password_file)
+        )
         self.lobby = Lobby(self.config, self.store)
         recovered = await self.lobby.recover()
+        if self.config.limits.replay_days:
+            self._purging = asyncio.create_task(self.lobby.purge_forever(), name="purge")
         if self.config.mqtt:
             await self._join_cluster()
-        self.admin_key = admin_key(self.config.data_dir)
+        await self.admin.start()
         limits = self.config.limits
-        self.ws_server = await serve(
-            self.handle,
-            self.config.host,
-            self.config.port,
-            process_request=functools.partial(http_handler, self),
-            max_size=limits.max_frame,
-            ping_interval=limits.ping_interval,
-            ping_timeout=limits.ping_timeout,
-            close_timeout=limits.close_timeout,
-            max_queue=16,
-            compression=None,
-            ssl=self._tls(),
-        )
+        try:
+            self.ws_server = await serve(
+                self.handle,
+                self.config.host,
+                self.config.port,
+                process_request=functools.partial(http_handler, self),
+                max_size=limits.max_frame,
+                ping_interval=limits.ping_interval,
+                ping_timeout=limits.ping_timeout,
+                close_timeout=limits.close_timeout,
+                max_queue=16,
+                compression=None,
+                ssl=self._tls(),
+            )
+        except BaseException:
+            await self.admin.stop()  # and its admin.json: nothing listens there
+            raise
         self.accepting = True
+        log.info(
+            "admin listener on %s (/metrics, /admin/..., /healthz, /readyz; see %s)",
+            self.admin.url,
+            self.admin.file,
+        )
         log.info(
             "listening on %s://%s:%d (store %s, %d rooms recovered, loop %s)",
             "wss" if self.config.certfile else "ws",
@@ -112,38 +134,67 @@ class Server:
 
     async def _join_cluster(self) -> None:
         """Cluster mode: imported only here, so that a single node never loads aiomqtt."""
-        if not self.config.db_url.startswith(("postgresql://", "postgres://")):
-            raise ValueError(
-                "--mqtt needs a PostgreSQL store shared by the nodes (--db postgresql://...)"
-            )
-        from server.cluster import Cluster
+        from tilehall.server.cluster import Cluster
 
         assert self.lobby is not None
         self.cluster = Cluster(self.config, self.lobby)
         await self.cluster.start()
 
     async def stop(self) -> None:
-        """Graceful stop: refuse new connections, finish actions in hand, close with 1001."""
+        """Graceful stop: refuse new connections, finish actions in hand, close with 1001.
+
+        In a cluster, first hand every room to the other nodes (at once: nobody
+        waits for a lease to lapse) and tell each connection where to reconnect.
+        """
         self.accepting = False
         if self.ws_server is not None:
             # Stop listening only; websockets' own close() may run once, below.
             self.ws_server.server.close()
+        urls: list[str] = []
+        if self.cluster is not None:
+            await self.cluster.drain(stopping=True)
+            urls = self.cluster.redirect_urls()
         if self.lobby is not None:
             for room in list(self.lobby.rooms.values()):
                 async with room.lock:  # waits for the action in hand
                     room.close()
+        if self._purging is not None:
+            self._purging.cancel()
         if self.cluster is not None:
-            await self.cluster.stop()  # the other nodes take the rooms over
+            await self.cluster.stop()
+        if urls:
+            sessions = list(self.sessions)
+            for i, session in enumerate(sessions):
+                session.send_msg(
+                    {"t": "reconnect", "url": urls[i % len(urls)], "reason": "node stopping"}
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    asyncio.gather(*(s.drained() for s in sessions)),
+                    self.config.limits.close_timeout,
+                )
         if self.ws_server is not None:
             self.ws_server.close(close_connections=True)
             await self.ws_server.wait_closed()
+        await self.admin.stop()
         if self.store is not None:
             await self.store.close()
         log.info("stopped")
 
+    def not_ready(self) -> list[str]:
+        """Why this server cannot play games right now (empty: it can): for ``/readyz``."""
+        problems = []
+        if self.lobby is None or not self.accepting:
+            problems.append("stopping")
+        elif not self.lobby.health.up:
+            problems.append(f"store unavailable: {self.lobby.health.last_error}")
+        if self.cluster is not None:
+            problems += self.cluster.not_ready()
+        return problems
+
     # -- one connection ----------------------------------------------------------------
 
-    def ban(self, ip: str) -> None:
+    def ban(self, ip: str, reason: str = "flooding") -> None:
         """Refuse new connections from a flooder's address for ``flood_ban`` seconds.
 
         Without it a flooder that is cut off comes straight back, and each return
@@ -156,7 +207,9 @@ class Server:
         if len(self.banned) > 4096:
             self.banned = {k: v for k, v in self.banned.items() if v > now}
         self.banned[ip] = now + seconds
-        log.warning("refusing new connections from %s for %g s: flooding", ip, seconds)
+        if self.lobby is not None:
+            self.lobby.metrics.bans += 1
+        log.warning("refusing new connections from %s for %g s: %s", ip, seconds, reason)
 
     def address_of(self, ws: ServerConnection, request: Request | None = None) -> str:
         """The client's address: the socket's, or as a trusted proxy forwarded it."""
@@ -189,6 +242,7 @@ class Server:
         self.per_ip[ip] += 1
         session = Session(ws, limits, ip)
         self.sessions.add(session)
+        log.info("connection from %s", session.peer, extra={"peer": session.peer})
         try:
             async for frame in ws:
                 if session.closing:
@@ -199,6 +253,7 @@ class Server:
                     # Otherwise keep draining: a full incoming queue would pause
                     # reading and the peer's close frame would never be seen.
                     continue
+                await self._pace(session)
                 await self.on_frame(session, frame)
         except ConnectionClosed:
             pass
@@ -207,6 +262,13 @@ class Server:
             with contextlib.suppress(Exception):
                 await ws.close(1011, "internal error")
         finally:
+            log.info(
+                "connection from %s closed (%s)%s",
+                session.peer,
+                ws.close_code if ws.close_code is not None else "dropped",
+                f", player {session.player.name}" if session.player else "",
+                extra={"peer": session.peer},
+            )
             self.lobby.disconnect(session)
             self.sessions.discard(session)
             self.per_ip[ip] -= 1
@@ -214,7 +276,26 @@ class Server:
                 del self.per_ip[ip]
             await session.finish()
 
+    async def _pace(self, session: Session) -> None:
+        """Pace, don't punish: a request over budget waits for its token.
+
+        While it waits nothing more is read from the connection, so a client
+        that sends ahead is held back by TCP, not buffered. Only one that has
+        more than ``pace_backlog`` requests queued beyond its budget is refused
+        (``rate_limited`` in :meth:`on_frame`), and one that keeps that up is
+        cut off: an honest bot that waits for its answers never is.
+        """
+        wait = session.bucket.delay()
+        if wait <= 0 or session.backlog() >= self.config.limits.pace_backlog:
+            return
+        assert self.lobby is not None
+        self.lobby.metrics.paced += 1
+        self.lobby.metrics.paced_seconds += wait
+        await asyncio.sleep(wait)
+
     async def on_frame(self, session: Session, frame: bytes | str) -> None:
+        """Decode one frame and let the lobby answer it; refuse it over the rate."""
+        assert self.lobby is not None
         re: int | None = None
         try:
             # Decode before refusing for the rate, so that even a rate_limited
@@ -228,272 +309,85 @@ class Server:
                     raise
             else:
                 re = msg.get("id")
+            largest = self.config.limits.max_action
+            if not limited and msg["t"] == "act" and len(frame) > largest:
+                raise ProtocolError(
+                    ErrorCode.ACTION_TOO_LARGE,
+                    f"an act frame may have {largest} bytes, not {len(frame)}",
+                    re,
+                )
             if limited:
                 session.strikes += 1
                 if session.strikes > self.config.limits.max_strikes:
                     session.close(1008, "flooding: too many requests", abort_after=1.0)
                     self.ban(session.ip)
                 raise ProtocolError(
-                    ErrorCode.RATE_LIMITED, "too many requests; wait and send it again", re
+                    ErrorCode.RATE_LIMITED,
+                    "too many requests sent ahead; wait for the answers, or retry_after",
+                    re,
+                    retry_after=round(max(session.bucket.delay(), 0.05), 3),
                 )
-            reply = await self.dispatch(session, msg)
-            if reply is not None:
-                if re is not None:
-                    reply["re"] = re
-                session.send_msg(reply)
         except ProtocolError as exc:
-            self._refuse(session, exc.code, exc.message, exc.re if exc.re is not None else re)
-        except GameError as exc:
-            self._refuse(session, exc.code, exc.message, re)
-        except Exception:
-            log.exception("request from %s failed", session.peer)
-            self._refuse(session, ErrorCode.INTERNAL_ERROR, "internal error", re)
-
-    def _refuse(self, session: Session, code: str, message: str, re: int | None) -> None:
-        assert self.lobby is not None
-        self.lobby.metrics.errors[code] += 1
-        err: dict[str, Any] = {"t": "error", "code": str(code), "message": message}
-        if re is not None:
-            err["re"] = re
-        session.send_msg(err)
-
-    async def dispatch(self, session: Session, msg: dict[str, Any]) -> dict[str, Any] | None:
-        """Route one valid request; return the reply (None when updates say it all)."""
-        lobby = self.lobby
-        assert lobby is not None
-        t = msg["t"]
-        if t == "ping":
-            return {"t": "pong"}
-        if t == "hello":
-            return await lobby.hello(session, msg)
-        if session.player is None:
-            raise ProtocolError(ErrorCode.HELLO_FIRST, f"say hello before {t!r}")
-        if t == "act":
-            await lobby.act(session, msg)
-            return None
-        if t == "rooms":
-            return lobby.list_rooms(msg)
-        if t == "create":
-            return await lobby.create(session, msg)
-        if t == "join":
-            return await lobby.join(session, msg)
-        if t == "watch":
-            return await lobby.watch(session, msg)
-        if t == "leave":
-            return await lobby.leave(session, msg)
-        if t == "scores":
-            return await lobby.scores(session, msg)
-        if t == "chat":
-            await lobby.chat(session, msg)
-            return None
-        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {t!r}")
+            self.lobby.refuse(
+                session,
+                exc.code,
+                exc.message,
+                exc.re if exc.re is not None else re,
+                retry_after=exc.retry_after,
+            )
+            return
+        await self.lobby.receive(session, msg)
+        if msg["t"] == "hello" and msg.get("bot") and session.player is not None:
+            session.grant_bot_budget()
 
 
 # -- command line ----------------------------------------------------------------------------
 
 
-def _proxy(text: str) -> str:
-    """argparse type of ``--trusted-proxy``: an address or a CIDR block, normalised."""
-    try:
-        return str(network(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an address or network: {text!r}") from None
-
-
 def parse_args(argv: list[str] | None = None) -> Config:
-    """Read ``tilehall-server`` options into a :class:`Config`."""
-    d = Limits()
+    """Read ``tilehall-server`` options into a :class:`Config`, and set up logging.
+
+    The options are the fields of :class:`Config` and :class:`Limits` (see
+    :func:`~tilehall.server.config.add_options`); the log options are the
+    process's own and are not part of a Config.
+    """
     p = argparse.ArgumentParser(
         prog="tilehall-server",
         description="Host Tilehall: Mathable, Match-It, LinkSame, Lines and Ishido over "
         "WebSockets. Unfinished rooms survive restarts (they are rebuilt from the journal). "
-        "The same port answers GET /healthz and /metrics (Prometheus). "
+        "The same port answers GET /healthz and /readyz; the admin listener (--admin-port) "
+        "answers /metrics (Prometheus), the admin commands and the health checks. "
         "'tilehall-server admin --help' lists the admin commands.",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
-    p.add_argument("--port", type=int, default=8765, help="port; 0 picks a free one (default 8765)")
-    p.add_argument(
-        "--data-dir",
-        type=Path,
-        default=default_data_dir(),
-        help="where the SQLite file lives (default %(default)s; env TILEHALL_DATA)",
-    )
-    p.add_argument(
-        "--certfile",
-        type=Path,
-        help="serve wss:// with this PEM certificate chain (default: plain ws://)",
-    )
-    p.add_argument("--keyfile", type=Path, help="the certificate's PEM private key")
-    p.add_argument("--db", help="store URL: a SQLite path, or postgresql://... (needs [cluster])")
-    p.add_argument(
-        "--node", default="", help="this node's name in a cluster (default: the host name)"
-    )
-    p.add_argument(
-        "--mqtt",
-        help="cluster mode: the MQTT broker, mqtt://host:port[/prefix] (needs [cluster] and a "
-        "postgresql:// --db shared by the nodes)",
-    )
-    p.add_argument(
-        "--mqtt-keepalive",
-        type=int,
-        default=Config().mqtt_keepalive,
-        help="seconds between MQTT keepalives; a node silent for 1.5x this is taken over "
-        "(default %(default)s)",
-    )
-    p.add_argument(
+    add_options(p, Config)
+    logs = p.add_argument_group("logs")
+    logs.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
         help="log verbosity (default %(default)s)",
     )
-    p.add_argument(
+    logs.add_argument(
         "--log-format",
         default="text",
         choices=["text", "json"],
         help="text lines, or one JSON object a line with room ids (default %(default)s)",
     )
-    p.add_argument(
-        "--loop",
-        default="asyncio",
-        choices=["asyncio", "uvloop"],
-        help="event loop; uvloop needs pip install 'tilehall[uvloop]' and makes the transport "
-        "cheaper, not the game work (see tests/perf/RESULTS.md) (default %(default)s)",
-    )
-    g = p.add_argument_group("limits")
-    g.add_argument(
-        "--max-frame",
-        type=int,
-        default=d.max_frame,
-        help="largest frame in bytes; larger closes with 1009 (default %(default)s)",
-    )
-    g.add_argument(
-        "--rate",
-        type=float,
-        default=d.rate,
-        help="requests per second per connection (default %(default)s)",
-    )
-    g.add_argument(
-        "--burst",
-        type=int,
-        default=d.burst,
-        help="requests a connection may send at once (default %(default)s)",
-    )
-    g.add_argument(
-        "--initial-burst",
-        type=int,
-        default=d.initial_burst,
-        help="requests a new connection may send at once; grows to --burst at --rate "
-        "(default %(default)s)",
-    )
-    g.add_argument(
-        "--max-strikes",
-        type=int,
-        default=d.max_strikes,
-        help="rate-limited requests before disconnecting (default %(default)s)",
-    )
-    g.add_argument(
-        "--send-queue",
-        type=int,
-        default=d.send_queue,
-        help="frames queued for a slow client before disconnecting it (default %(default)s)",
-    )
-    g.add_argument(
-        "--ping-interval",
-        type=float,
-        default=d.ping_interval,
-        help="seconds between keepalive pings; 0 disables (default %(default)s)",
-    )
-    g.add_argument(
-        "--ping-timeout",
-        type=float,
-        default=d.ping_timeout,
-        help="seconds to wait for a pong (default %(default)s)",
-    )
-    g.add_argument(
-        "--close-timeout",
-        type=float,
-        default=d.close_timeout,
-        help="seconds to wait for a peer's close handshake (default %(default)s)",
-    )
-    g.add_argument(
-        "--max-conns-per-ip",
-        type=int,
-        default=d.max_connections_per_ip,
-        help="concurrent connections per address, 0 = unlimited (default %(default)s)",
-    )
-    g.add_argument(
-        "--flood-ban",
-        type=float,
-        default=d.flood_ban,
-        help="seconds an address cut off for flooding may not reconnect (HTTP 429), "
-        "0 = never banned (default %(default)s)",
-    )
-    g.add_argument(
-        "--trusted-proxy",
-        action="append",
-        default=[],
-        type=_proxy,
-        metavar="ADDRESS[/BITS]",
-        help="a reverse proxy whose X-Forwarded-For names the client, so that the "
-        "per-address limits count players; repeat for several (default: none)",
-    )
-    g.add_argument(
-        "--finished-ttl",
-        type=float,
-        default=d.finished_ttl,
-        help="seconds a finished room stays listed before it is dropped from memory "
-        "(default %(default)s)",
-    )
-    g.add_argument(
-        "--bot-delay",
-        type=float,
-        default=d.bot_delay,
-        help="seconds a COMP seat waits before moving (default %(default)s)",
-    )
-    g.add_argument(
-        "--bot-think",
-        type=float,
-        default=d.bot_think,
-        help="seconds of thinking per COMP decision (default %(default)s)",
-    )
     a = p.parse_args(argv)
+    # websockets' own lines (two per health check, none naming the client) say less
+    # than the server's; its warnings and errors still show.
+    logging.getLogger("websockets.server").setLevel(logging.WARNING)
     handler = logging.StreamHandler(sys.stderr)
     if a.log_format == "json":
         handler.setFormatter(JsonFormatter())
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=a.log_level.upper(), handlers=[handler], force=True)
-    limits = replace(
-        d,
-        max_frame=a.max_frame,
-        rate=a.rate,
-        burst=a.burst,
-        initial_burst=a.initial_burst,
-        max_strikes=a.max_strikes,
-        send_queue=a.send_queue,
-        ping_interval=a.ping_interval or None,
-        ping_timeout=a.ping_timeout or None,
-        close_timeout=a.close_timeout,
-        max_connections_per_ip=a.max_conns_per_ip,
-        flood_ban=a.flood_ban,
-        finished_ttl=a.finished_ttl,
-        bot_delay=a.bot_delay,
-        bot_think=a.bot_think,
-    )
-    return Config(
-        host=a.host,
-        port=a.port,
-        data_dir=a.data_dir,
-        db=a.db,
-        certfile=a.certfile,
-        keyfile=a.keyfile,
-        node=a.node or (socket.gethostname() if a.mqtt else ""),
-        mqtt=a.mqtt,
-        mqtt_keepalive=a.mqtt_keepalive,
-        loop=a.loop,
-        trusted_proxies=tuple(a.trusted_proxy),
-        limits=limits,
-    )
+    config = read_options(a, Config)
+    if config.mqtt and not config.node:
+        # A cluster needs every node named; a single server has no use for a name.
+        config = replace(config, node=socket.gethostname())
+    return config
 
 
 FULL_COLLECTION_EVERY = 100
@@ -539,7 +433,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point ``tilehall-server`` (and ``tilehall-server admin ...``)."""
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["admin"]:
-        from server.admin import main as admin_main
+        from tilehall.server.admin import main as admin_main
 
         sys.exit(admin_main(args[1:]))
     config = parse_args(argv)

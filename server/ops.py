@@ -1,35 +1,64 @@
-"""Operations: Prometheus metrics, a health check, admin requests and JSON logs.
+"""Operations: Prometheus metrics, health checks, admin requests and JSON logs.
 
-Everything here rides on the WebSocket port: plain HTTP GETs to ``/metrics``,
-``/healthz`` and ``/admin/...`` are answered before any WebSocket handshake, so
-a host opens one port. Admin requests need ``Authorization: Bearer KEY``, the
-key the server writes to ``DATA_DIR/admin.key`` (mode 0600) at start.
+Two listeners answer plain HTTP GETs:
+
+- **the game port** answers ``/healthz`` (liveness: the process serves) and
+  ``/readyz`` (readiness: it can play games now: its store answers, in a
+  cluster its broker too, and it is not draining) before any WebSocket
+  handshake, because load balancers probe the port they send players to. It
+  answers 404 for ``/metrics`` and ``/admin/...``.
+- **the admin listener** (:class:`AdminListener`, ``--admin-host`` 127.0.0.1 and
+  ``--admin-port``, by default the game port + 1) answers ``/metrics``,
+  ``/admin/...``, ``/healthz`` and ``/readyz``. Admin requests need
+  ``Authorization: Bearer KEY``, the key the server keeps in
+  ``DATA_DIR/admin.key`` (0600); an address that gives a wrong key
+  :data:`ADMIN_FAILURES` times in :data:`ADMIN_FAILURE_WINDOW` seconds is banned
+  as a flooder is (``--flood-ban`` seconds; 429 on both listeners). The server
+  writes where the listener is to ``DATA_DIR/admin.json`` (0600) for
+  ``tilehall-server admin``, and removes it when it stops cleanly.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import bisect
+import contextlib
 import gc
 import hmac
 import json
 import logging
 import math
+import os
 import secrets
 import time
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tilehall.server.config import Config
+from tilehall.server.files import create_private, private_dir, write_private
+from websockets.asyncio.server import Server as WSServer
+from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 if TYPE_CHECKING:
-    from websockets.asyncio.server import ServerConnection
+    from tilehall.server.app import Server
 
-    from server.app import Server
-
-__all__ = ["Histogram", "JsonFormatter", "Metrics", "admin_key", "http_handler", "watch_gc"]
+__all__ = [
+    "ADMIN_FILE",
+    "ADMIN_KEY",
+    "AdminListener",
+    "Histogram",
+    "JsonFormatter",
+    "Metrics",
+    "admin_key",
+    "admin_port",
+    "http_handler",
+    "read_admin_key",
+    "watch_gc",
+]
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +135,12 @@ class Metrics:
         """Seconds a journal append waits for its commit."""
         self.refused: Counter[str] = Counter()
         """Connections refused before they became sessions, by reason."""
+        self.paced = 0
+        """Requests over budget that were delayed (not refused)."""
+        self.paced_seconds = 0.0
+        """Time those requests waited, in total."""
+        self.bans = 0
+        """Addresses barred for flooding."""
 
 
 def render(server: Server) -> str:
@@ -123,6 +158,18 @@ def render(server: Server) -> str:
     rooms = Counter((r.game.name, r.status.value) for r in lobby.rooms.values())
     for (game, status), n in sorted(rooms.items()):
         out.append(f'tilehall_rooms{{game="{game}",status="{status}"}} {n}')
+    suspended = sum(1 for r in lobby.rooms.values() if r.suspended)
+    out += [
+        "# HELP tilehall_rooms_suspended Rooms waiting to be rebuilt from their journal.",
+        "# TYPE tilehall_rooms_suspended gauge",
+        f"tilehall_rooms_suspended {suspended}",
+        "# HELP tilehall_store_up 1 while the store answers, 0 while it is being probed.",
+        "# TYPE tilehall_store_up gauge",
+        f"tilehall_store_up {int(lobby.health.up)}",
+        "# HELP tilehall_store_outages_total Times the store stopped answering.",
+        "# TYPE tilehall_store_outages_total counter",
+        f"tilehall_store_outages_total {lobby.health.outages}",
+    ]
     out += [
         "# HELP tilehall_actions_total Accepted actions.",
         "# TYPE tilehall_actions_total counter",
@@ -141,6 +188,17 @@ def render(server: Server) -> str:
     ]
     for reason, n in sorted(m.refused.items()):
         out.append(f'tilehall_connections_refused_total{{reason="{reason}"}} {n}')
+    out += [
+        "# HELP tilehall_requests_paced_total Requests over budget delayed, not refused.",
+        "# TYPE tilehall_requests_paced_total counter",
+        f"tilehall_requests_paced_total {m.paced}",
+        "# HELP tilehall_pacing_seconds_total Time paced requests waited for their turn.",
+        "# TYPE tilehall_pacing_seconds_total counter",
+        f"tilehall_pacing_seconds_total {m.paced_seconds:.3f}",
+        "# HELP tilehall_bans_total Addresses barred from connecting (flooding).",
+        "# TYPE tilehall_bans_total counter",
+        f"tilehall_bans_total {m.bans}",
+    ]
     out += [
         "# HELP tilehall_act_seconds From an accepted action to its broadcast.",
         "# TYPE tilehall_act_seconds histogram",
@@ -165,17 +223,49 @@ def render(server: Server) -> str:
     return "\n".join(out) + "\n"
 
 
+ADMIN_KEY = "admin.key"
+"""The admin key's file in the data directory."""
+ADMIN_FILE = "admin.json"
+"""Where the running server's admin listener is (``url``, ``pid``), in the data directory."""
+ADMIN_FAILURES = 5
+"""Wrong admin keys from one address, within :data:`ADMIN_FAILURE_WINDOW`, that ban it."""
+ADMIN_FAILURE_WINDOW = 60.0
+"""Seconds over which wrong admin keys are counted."""
+
+
 def admin_key(data_dir: Path) -> str:
-    """The admin key of this data directory, made on first use (0600)."""
-    path = data_dir / "admin.key"
-    try:
-        return path.read_text().strip()
-    except FileNotFoundError:
-        data_dir.mkdir(parents=True, exist_ok=True)
+    """The admin key of this data directory, made on first use; 0600 either way.
+
+    An empty file (a disk that filled as it was written) gets a new key: an
+    empty key would let in anyone who sends none.
+    """
+    path = data_dir / ADMIN_KEY
+    private_dir(data_dir, tighten=False)
+    create_private(path)
+    key = path.read_text().strip()
+    if not key:
         key = secrets.token_urlsafe(32)
-        path.touch(mode=0o600)
-        path.write_text(key)
-        return key
+        write_private(path, key + "\n")
+    return key
+
+
+def read_admin_key(data_dir: Path) -> str | None:
+    """The admin key a server made in ``data_dir``; None when there is none (or it is empty)."""
+    try:
+        return (data_dir / ADMIN_KEY).read_text().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def admin_port(config: Config) -> int:
+    """The port the admin listener asks for: ``--admin-port``, else the game port + 1.
+
+    A free one (0) when the game port is itself picked freely, so that servers
+    started side by side (tests) do not collide.
+    """
+    if config.admin_port is not None:
+        return config.admin_port
+    return config.port + 1 if 0 < config.port < 65535 else 0
 
 
 def _response(status: int, body: str | bytes, ctype: str) -> Response:
@@ -202,41 +292,169 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
-async def http_handler(
-    server: Server, connection: ServerConnection, request: Request
-) -> Response | None:
-    """Answer ``/healthz``, ``/metrics`` and ``/admin/...``; None lets the handshake go on."""
-    path = request.path.split("?", 1)[0]
-    if request.headers.get("Upgrade", "").lower() == "websocket" and path == "/":
-        left = server.banned_for(server.address_of(connection, request))
-        if left and server.lobby is not None:
-            server.lobby.metrics.refused["flood_ban"] += 1
-            response = _response(429, "flooding: try again later\n", "text/plain")
-            response.headers["Retry-After"] = str(math.ceil(left))
-            return response
-        return None
+def _health(server: Server, path: str) -> Response:
     if path == "/healthz":
         ok = server.lobby is not None and server.accepting
         return _response(200 if ok else 503, "ok\n" if ok else "stopping\n", "text/plain")
-    if path == "/metrics":
-        return _response(200, render(server), "text/plain; version=0.0.4")
-    if path.startswith("/admin/"):
+    problems = server.not_ready()
+    body = "ready\n" if not problems else "".join(f"{p}\n" for p in problems)
+    return _response(503 if problems else 200, body, "text/plain")
+
+
+def _banned(server: Server, left: float) -> Response:
+    if server.lobby is not None:
+        server.lobby.metrics.refused["flood_ban"] += 1
+    response = _response(429, "flooding: try again later\n", "text/plain")
+    response.headers["Retry-After"] = str(math.ceil(left))
+    return response
+
+
+_HEALTH = ("/healthz", "/readyz")
+
+
+async def http_handler(
+    server: Server, connection: ServerConnection, request: Request
+) -> Response | None:
+    """The game port's HTTP: health and readiness; None: the WebSocket handshake goes on.
+
+    ``/metrics`` and ``/admin/...`` are 404 here: they are the admin listener's.
+    """
+    path = request.path.split("?", 1)[0]
+    if request.headers.get("Upgrade", "").lower() == "websocket" and path == "/":
+        left = server.banned_for(server.address_of(connection, request))
+        return _banned(server, left) if left else None
+    if path in _HEALTH:
+        return _health(server, path)
+    if path in ("/metrics", "/admin") or path.startswith("/admin/"):
+        return _response(404, "not found\n", "text/plain")
+    return None
+
+
+async def _no_websocket(ws: ServerConnection) -> None:
+    """Never runs: the admin listener answers every request itself, WebSocket or not."""
+    await ws.close()
+
+
+class AdminListener:
+    """The admin listener: ``/admin/...``, ``/metrics`` and the health checks on a port of its own.
+
+    It is a WebSocket server that never accepts a WebSocket: every request is
+    answered by :meth:`answer` before a handshake could happen, so the admin
+    port shares the game port's HTTP parsing, its limits and its timeouts.
+    """
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.key = ""
+        self.ws_server: WSServer | None = None
+        self.file = server.config.data_dir / ADMIN_FILE
+        self.failures: dict[str, deque[float]] = {}
+        """Address -> loop times of its wrong admin keys within the window."""
+
+    @property
+    def port(self) -> int:
+        assert self.ws_server is not None
+        port: int = next(iter(self.ws_server.sockets)).getsockname()[1]
+        return port
+
+    @property
+    def url(self) -> str:
+        """Where a client on this host reaches the listener (a wildcard address as loopback)."""
+        host = self.server.config.admin_host
+        host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+
+    async def start(self) -> None:
+        """Listen, and say where in ``DATA_DIR/admin.json`` (0600)."""
+        config = self.server.config
+        self.key = admin_key(config.data_dir)
+        self.ws_server = await serve(
+            _no_websocket,
+            config.admin_host,
+            admin_port(config),
+            process_request=self.answer,
+            max_size=1024,
+            ping_interval=None,
+            compression=None,
+        )
+        write_private(self.file, json.dumps({"url": self.url, "pid": os.getpid()}) + "\n")
+
+    async def stop(self) -> None:
+        """Stop listening; remove ``admin.json`` unless another process has written it since."""
+        if self.ws_server is None:
+            return
+        self.ws_server.close()
+        await self.ws_server.wait_closed()
+        self.ws_server = None
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            if json.loads(self.file.read_text())["pid"] == os.getpid():
+                self.file.unlink()
+
+    async def answer(self, connection: ServerConnection, request: Request) -> Response:
+        """Every request to the admin port: health, metrics, admin, or 404."""
+        server = self.server
+        path = request.path.split("?", 1)[0]
+        if path in _HEALTH:  # never refused: a ban must not get a healthy server restarted
+            return _health(server, path)
+        ip = server.address_of(connection, request)
+        if left := server.banned_for(ip):
+            return _banned(server, left)
+        if path == "/metrics":
+            return _response(200, render(server), "text/plain; version=0.0.4")
+        if not path.startswith("/admin/"):
+            return _response(
+                404, "not found: /admin/..., /metrics, /healthz, /readyz\n", "text/plain"
+            )
         given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-        if not hmac.compare_digest(given.encode(), server.admin_key.encode()):
+        if not hmac.compare_digest(given.encode(), self.key.encode()):
+            self._failed(ip)
             return _json(401, {"error": "bad admin key"})
         return await _admin(server, path.removeprefix("/admin/").split("/"))
-    return None
+
+    def _failed(self, ip: str) -> None:
+        """Count a wrong key from ``ip``; ban it at :data:`ADMIN_FAILURES` within the window."""
+        server = self.server
+        if server.lobby is not None:
+            server.lobby.metrics.refused["admin_key"] += 1
+        now = asyncio.get_running_loop().time()
+        if len(self.failures) > 4096:
+            self.failures = {
+                k: v for k, v in self.failures.items() if v[-1] > now - ADMIN_FAILURE_WINDOW
+            }
+        times = self.failures.setdefault(ip, deque())
+        times.append(now)
+        while times[0] <= now - ADMIN_FAILURE_WINDOW:
+            times.popleft()
+        if len(times) >= ADMIN_FAILURES:
+            del self.failures[ip]
+            server.ban(ip, f"{ADMIN_FAILURES} wrong admin keys")
 
 
 async def _admin(server: Server, parts: list[str]) -> Response:
     lobby = server.lobby
     assert lobby is not None
+    cluster = server.cluster
     if parts == ["rooms"]:
+        here = server.config.node
         rooms = [
-            {**r.summary(), "seq": r.seq, "code": r.record.private_code}
+            {**r.summary(), "seq": r.seq, "code": r.record.private_code, "node": here}
             for r in lobby.rooms.values()
         ]
+        if cluster is not None:  # the whole cluster's, as the other nodes announce theirs
+            rooms += await cluster.cluster_rooms()
         return _json(200, {"rooms": rooms})
+    if parts == ["nodes"]:
+        if cluster is None:
+            return _json(404, {"error": "not a cluster node (no --mqtt)"})
+        return _json(200, {"nodes": cluster.nodes()})
+    if len(parts) == 2 and parts[0] in ("drain", "undrain"):
+        if cluster is None:
+            return _json(404, {"error": "not a cluster node (no --mqtt)"})
+        if parts[0] == "drain":
+            await cluster.drain_node(parts[1])
+        else:
+            await cluster.undrain_node(parts[1])
+        return _json(200, {parts[0]: parts[1]})
     if len(parts) == 2 and parts[0] in ("close", "replay"):
         room = lobby.rooms.get(parts[1])
         record = room.record if room else await lobby.store.room(parts[1])
@@ -261,7 +479,13 @@ async def _admin(server: Server, parts: list[str]) -> Response:
                 ],
             },
         )
-    return _json(404, {"error": "admin requests: rooms, close/ROOM, replay/ROOM"})
+    return _json(
+        404,
+        {
+            "error": "admin requests: rooms, close/ROOM, replay/ROOM, nodes, drain/NODE, "
+            "undrain/NODE"
+        },
+    )
 
 
 class JsonFormatter(logging.Formatter):

@@ -16,12 +16,11 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from tilehall.protocol import encode
+from tilehall.server.config import Limits
+from tilehall.server.store.base import PlayerRecord
 from websockets.asyncio.server import broadcast
 from websockets.exceptions import ConnectionClosed
-
-from protocol import encode
-from server.config import Limits
-from server.store.base import PlayerRecord
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
@@ -47,15 +46,28 @@ class TokenBucket:
         self.tokens = float(burst if initial is None else min(initial, burst))
         self.stamp = time.monotonic()
 
-    def take(self, now: float | None = None) -> bool:
-        """Spend one token if there is one."""
+    def _refill(self, now: float | None) -> None:
         now = time.monotonic() if now is None else now
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
+
+    def take(self, now: float | None = None) -> bool:
+        """Spend one token if there is one."""
+        self._refill(now)
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True
         return False
+
+    def delay(self, now: float | None = None) -> float:
+        """Seconds until a token is there (0: there is one now)."""
+        self._refill(now)
+        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
+
+    def resize(self, rate: float, burst: int) -> None:
+        """Another budget (a bot's), keeping what was saved so far."""
+        self._refill(None)
+        self.rate, self.burst = rate, float(burst)
 
 
 class Session:
@@ -71,6 +83,9 @@ class Session:
         """Rooms this connection is in, with its seat there (None: watching)."""
         self.bucket = TokenBucket(limits.rate, limits.burst, limits.initial_burst)
         self.strikes = 0
+        self.bot = False
+        """Said ``hello`` as a bot: paced by the bot budget (``Limits.bot_rate``)."""
+        self.compact = False
         self._queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=limits.send_queue)
         self._writer: asyncio.Task[None] | None = None
         """Started when a frame is queued, gone when the queue is empty: a parked
@@ -86,6 +101,27 @@ class Session:
         addr = self.ws.remote_address
         sock = f"{addr[0]}:{addr[1]}" if addr else "?"
         return sock if addr and str(addr[0]) == self.ip else f"{self.ip} via {sock}"
+
+    def backlog(self) -> int:
+        """Frames the client has sent that are read but not yet handled.
+
+        A client that waits for each answer has none or one; one that sends
+        ahead faster than its budget fills this (up to websockets' ``max_queue``,
+        after which TCP pushes back). Read from websockets' own buffer; if a
+        version hides it, 0: every request over budget is then paced, none refused.
+        """
+        assembler = getattr(self.ws, "recv_messages", None)
+        frames = getattr(assembler, "frames", None)
+        try:
+            return len(frames) if frames is not None else 0
+        except TypeError:
+            return 0
+
+    def grant_bot_budget(self) -> None:
+        """The host's budget for bot players (``--bot-rate``/``--bot-burst``), from now on."""
+        self.bot = True
+        limits = self.limits
+        self.bucket.resize(limits.bot_rate or limits.rate, limits.bot_burst or limits.burst)
 
     def push(self, data: bytes) -> None:
         """Send a frame pushed to many (a room's update): at once when the way is clear.
@@ -152,6 +188,11 @@ class Session:
             raise
         except Exception:
             log.exception("writer of %s failed", self.peer)
+
+    async def drained(self) -> None:
+        """Wait until every frame queued so far has been written (before a close)."""
+        while self._writer is not None and not self._writer.done() and not self.closing:
+            await asyncio.wait({self._writer})
 
     async def finish(self) -> None:
         """Stop the writer: called once the connection is gone."""

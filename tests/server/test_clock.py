@@ -1,80 +1,57 @@
-"""Clocks: the room calls advance() at next_deadline() and journals it like an action."""
+"""Clocks: the room calls advance() at next_deadline() and journals it like an action.
+
+In memory, with a clock the test moves: a turn clock of minutes costs no time.
+"""
 
 from __future__ import annotations
 
-import asyncio
-
-import msgpack
-
-from server.games import find_game
-from server.room import Room
-from tests.helpers import Raw
+from tilehall.server.games import find_game
+from tilehall.server.room import Room
 
 
-async def test_turn_clock_ends_the_turn_and_replays_exactly(url, server):
-    a = await Raw.open(url, "Ada")
-    b = await Raw.open(url, "Bob")
-    room = (
-        await a.call(
-            {
-                "t": "create",
-                "game": "mathable",
-                "seats": ["Ada", "Bob"],
-                "options": {"turn_seconds": 1},
-            }
-        )
-    )["room"]
-    await a.call({"t": "join", "room": room})
-    joined = await b.call({"t": "join", "room": room})
+async def two_players(house, options):
+    a = await house.player("Ada")
+    b = await house.player("Bob")
+    create = {"t": "create", "game": "mathable", "seats": ["Ada", "Bob"], "options": options}
+    room = (await house.call(a, create))["room"]
+    await house.call(a, {"t": "join", "room": room})
+    joined = await house.call(b, {"t": "join", "room": room})
+    return a, b, room, joined
+
+
+async def test_turn_clock_ends_the_turn_and_replays_exactly(house):
+    _a, b, room, joined = await two_players(house, {"turn_seconds": 60})
     first = joined["view"]["to_move"]
+    house.clock.advance(59.9)
+    assert house.clock.pending() == [joined["view"]["deadline"]], "the turn is not over yet"
     # nobody moves: the server's clock ends the turn
-    while True:
-        msg = await b.recv(timeout=5)
-        if msg["t"] == "update":
-            break
+    house.clock.advance(0.1)
+    msg = await b.update(room, joined["seq"] + 1)
     assert msg["view"]["to_move"] == 1 - first
     assert any(e["e"] == "timeout" for e in msg["events"])
-    rows = server.store.db.execute(
-        "SELECT seq, seat, action FROM journal WHERE room = ? ORDER BY seq", (room,)
-    ).fetchall()
-    assert [(s, seat, msgpack.unpackb(act)) for s, seat, act in rows][-1] == (
-        msg["seq"],
-        None,
-        {"do": "_tick"},
-    )
+    last = (await house.journal(room))[-1]
+    assert (last.seq, last.seat, last.action) == (msg["seq"], None, {"do": "_tick"})
+    assert last.now == joined["view"]["deadline"], "journaled at the deadline itself"
     # a replay of the journal reaches the same state as the live room
-    live = server.lobby.rooms[room]
-    copy = Room(live.record, find_game("mathable"), server.lobby)
-    copy.replay(await server.store.journal(room))
+    live = house.lobby.rooms[room]
+    copy = Room(live.record, find_game("mathable"), house.lobby.services)
+    copy.replay(await house.store.journal(room))
     assert copy.seq == live.seq
     for seat in (None, 0, 1):
         assert copy.view(seat) == live.view(seat)
 
 
-async def test_each_turn_gets_its_own_deadline_and_hints_do_not_reset_it(url, server):
-    a = await Raw.open(url, "Ada")
-    room = (
-        await a.call(
-            {
-                "t": "create",
-                "game": "mathable",
-                "seats": ["Ada", "COMP"],
-                "options": {"turn_seconds": 5},
-            }
-        )
-    )["room"]
-    view = (await a.call({"t": "join", "room": room}))["view"]
-    while view["to_move"] != 0:  # let the bot play its turn
-        msg = await a.recv(timeout=10)
-        if msg["t"] == "update":
-            view = msg["view"]
+async def test_each_turn_gets_its_own_deadline_and_hints_do_not_reset_it(house):
+    a, b, room, joined = await two_players(house, {"turn_seconds": 5})
+    view = joined["view"]
+    mover = a if view["to_move"] == 0 else b
     deadline = view["deadline"]
-    assert deadline is not None
-    await asyncio.sleep(0.2)
-    upd = await a.call({"t": "act", "room": room, "action": {"do": "hint"}})
+    assert deadline == house.clock.time() + 5
+    house.clock.advance(2)
+    upd = await house.call(mover, {"t": "act", "room": room, "action": {"do": "hint"}})
     assert upd["view"]["deadline"] == deadline
-    upd = await a.call({"t": "act", "room": room, "action": {"do": "end"}})
-    assert upd["view"]["to_move"] == 1
-    assert upd["view"]["deadline"] > deadline
+    upd = await house.call(mover, {"t": "act", "room": room, "action": {"do": "end"}})
+    assert upd["view"]["to_move"] == 1 - view["to_move"]
+    assert upd["view"]["deadline"] == house.clock.time() + 5 > deadline
     # the room re-armed its timer for the new deadline; the old one must not fire
-    assert server.lobby.rooms[room]._timer is not None
+    assert house.clock.pending() == [upd["view"]["deadline"]]

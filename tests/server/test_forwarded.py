@@ -8,9 +8,8 @@ import logging
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from server.app import parse_args
-from server.forwarded import client_ip, network
+from tilehall.server.app import parse_args
+from tilehall.server.forwarded import client_ip, network
 
 PROXIES = [network("10.0.0.0/8"), network("127.0.0.1"), network("fd00::/8")]
 

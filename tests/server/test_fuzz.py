@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 import random
 
+from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
+from tilehall.server.games import find_game
+from tilehall.server.room import Room
 from websockets.exceptions import ConnectionClosed
 
-from server.app import Server
-from server.config import Config, Limits
-from server.games import find_game
-from server.room import Room
 from tests.fuzzing import frame
 from tests.helpers import Raw
 
@@ -63,7 +63,7 @@ async def test_fuzzed_frames_break_nothing(tmp_path, caplog):
         # every room is consistent: replaying its journal gives its current state
         for room_id in rooms:
             live = srv.lobby.rooms[room_id]
-            copy = Room(live.record, find_game(live.game.name), srv.lobby)
+            copy = Room(live.record, find_game(live.game.name), srv.lobby.services)
             copy.replay(await srv.store.journal(room_id))
             assert copy.seq == live.seq
             assert all(copy.view(s) == live.view(s) for s in (None, 0))

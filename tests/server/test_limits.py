@@ -7,11 +7,11 @@ import socket
 import struct
 
 import pytest
+from tilehall.protocol import encode
+from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from protocol import encode
-from server.app import Server
-from server.config import Config, Limits
 from tests.helpers import Raw
 
 
@@ -61,9 +61,13 @@ async def test_flooding_is_rate_limited_then_disconnected(tmp_path):
         for i in range(20):
             await a.send({"t": "ping", "id": i})
         replies = [await a.recv() for _ in range(20)]
-        assert sum(r["t"] == "pong" for r in replies) == 9
+        pongs = [r for r in replies if r["t"] == "pong"]
         limited = [r for r in replies if r["t"] == "error"]
-        assert {r["code"] for r in limited} == {"rate_limited"} and len(limited) == 11
+        # nine within budget (and one more per 0.2 s since); of those sent further ahead
+        # than the backlog allows, refused; the last few, within the backlog, paced
+        assert 9 < len(pongs) < 20 - 4
+        assert {r["code"] for r in limited} == {"rate_limited"} and len(pongs) + len(limited) == 20
+        assert all(0 < r["retry_after"] <= 1 / 5 for r in limited)
         # each refusal says which request it refused
         assert sorted(r["re"] for r in replies) == list(range(20))
         await asyncio.sleep(0.5)  # the bucket refills: the connection is still usable
@@ -167,8 +171,10 @@ async def test_connections_per_address_are_capped(tmp_path):
 
 async def test_a_new_connection_earns_its_burst(tmp_path):
     """It starts with --initial-burst and grows to --burst: a flooder that comes back
-    starts small, a connection that stays may burst fully."""
-    srv, url = await start(tmp_path, rate=5, burst=100, initial_burst=10, max_strikes=1000)
+    starts small, a connection that stays may burst fully (pacing off, to count)."""
+    srv, url = await start(
+        tmp_path, rate=5, burst=100, initial_burst=10, max_strikes=1000, pace_backlog=0
+    )
     try:
         a = await Raw.open(url, "Ada")  # the hello took one token of the first ten
 
@@ -230,5 +236,62 @@ async def test_without_a_trusted_proxy_x_forwarded_for_is_ignored(tmp_path):
         with pytest.raises(InvalidStatus) as refused:
             await Raw.open(url, "Fox", forwarded("198.51.100.1"))
         assert refused.value.response.status_code == 429
+    finally:
+        await srv.stop()
+
+
+async def test_a_bot_that_waits_for_its_answers_is_paced_never_refused(tmp_path):
+    """Faster than its budget, one request at a time: slowed down, never refused."""
+    srv, url = await start(tmp_path, rate=20, burst=5, initial_burst=5, max_strikes=0)
+    try:
+        a = await Raw.open(url, "Ada")
+        room = (await a.call({"t": "create", "game": "ishido"}))["room"]
+        view = (await a.call({"t": "join", "room": room}))["view"]
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        for _ in range(40):  # moves (while the deal allows one) and pings, as fast as answered
+            if view["legal"] and view["status"] == "playing":
+                move = {"do": "place", "at": view["legal"][0]}
+                upd = await a.call({"t": "act", "room": room, "action": move})
+                assert upd["t"] == "update", upd
+                view = upd["view"]
+            else:
+                assert (await a.call({"t": "ping"}))["t"] == "pong"
+            assert (await a.call({"t": "ping"}))["t"] == "pong"
+        took = loop.time() - started
+        assert took >= (80 - 5) / 20 * 0.9, "paced to its rate by the server"
+        assert srv.lobby.metrics.errors["rate_limited"] == 0
+        assert srv.lobby.metrics.paced > 0 and srv.lobby.metrics.bans == 0
+    finally:
+        await srv.stop()
+
+
+async def test_the_client_library_keeps_to_the_budget_the_welcome_names(tmp_path):
+    from tilehall.clients.connection import Connection
+
+    srv, url = await start(tmp_path, rate=20, burst=5, initial_burst=5, pace_backlog=0)
+    try:
+        async with Connection(url, name="Ada") as conn:
+            assert conn.limits["rate"] == 20 and conn.limits["initial_burst"] == 5
+            # forty requests at once, as an eager program might
+            replies = await asyncio.gather(*(conn.request({"t": "ping"}) for _ in range(40)))
+            assert [r["t"] for r in replies] == ["pong"] * 40
+        # pacing off on the server: any request over budget would have been refused
+        assert srv.lobby.metrics.errors["rate_limited"] == 0
+    finally:
+        await srv.stop()
+
+
+async def test_bots_get_the_bot_budget_the_host_sets(tmp_path):
+    srv, url = await start(tmp_path, rate=5, burst=10, bot_rate=200, bot_burst=400)
+    try:
+        person = await Raw.open(url)
+        welcome = await person.call({"t": "hello", "v": 1, "name": "Ada"})
+        assert (welcome["limits"]["rate"], welcome["limits"]["burst"]) == (5, 10)
+        bot = await Raw.open(url)
+        welcome = await bot.call({"t": "hello", "v": 1, "name": "Robo", "bot": True})
+        assert (welcome["limits"]["rate"], welcome["limits"]["burst"]) == (200, 400)
+        session = next(s for s in srv.sessions if s.player and s.player.name == "Robo")
+        assert session.bot and session.bucket.rate == 200
     finally:
         await srv.stop()

@@ -1,18 +1,21 @@
-"""Sessions and the lobby, end to end over real WebSockets with real msgpack frames."""
+"""Sessions and the lobby, in memory: the real lobby, store and codec, no sockets.
+
+The same requests over real WebSockets are proven in test_room.py, test_stranger.py
+and the clients' tests.
+"""
 
 from __future__ import annotations
 
 import hashlib
 
-from tests.helpers import Raw
+from tests.memory import MemoryMember
 
 
-async def test_hello_creates_a_player_and_the_token_brings_it_back(url, server):
-    a = await Raw.open(url, "Ada")
+async def test_hello_creates_a_player_and_the_token_brings_it_back(house):
+    a = await house.player("Ada")
     token = a.token
-    await a.close()
-    b = await Raw.open(url)
-    welcome = await b.call({"t": "hello", "v": 1, "token": token})
+    b = MemoryMember()
+    welcome = await house.call(b, {"t": "hello", "v": 1, "token": token})
     assert welcome["t"] == "welcome"
     assert welcome["player"] == "Ada"
     assert welcome["token"] == token
@@ -20,123 +23,187 @@ async def test_hello_creates_a_player_and_the_token_brings_it_back(url, server):
     ishido = next(g for g in welcome["games"] if g["name"] == "ishido")
     assert "normal" in ishido["bots"]
     # the token is stored only as a hash
-    rows = server.store.db.execute("SELECT token_hash FROM players").fetchall()
+    rows = house.store.db.execute("SELECT token_hash FROM players").fetchall()
     assert rows == [(hashlib.sha256(token.encode()).digest(),)]
     assert token.encode() not in b"".join(r[0] for r in rows)
 
 
-async def test_names_are_unique_case_insensitively(url):
-    await Raw.open(url, "Ada")
-    b = await Raw.open(url)
-    err = await b.call({"t": "hello", "v": 1, "name": "aDA"})
+async def test_names_are_unique_case_insensitively(house):
+    await house.player("Ada")
+    err = await house.call(MemoryMember(), {"t": "hello", "v": 1, "name": "aDA"})
     assert (err["t"], err["code"]) == ("error", "name_taken")
 
 
-async def test_comp_names_are_reserved(url):
-    b = await Raw.open(url)
-    err = await b.call({"t": "hello", "v": 1, "name": "Computer"})
+async def test_comp_names_are_reserved(house):
+    err = await house.call(MemoryMember(), {"t": "hello", "v": 1, "name": "Computer"})
     assert err["code"] == "name_reserved"
 
 
-async def test_bad_names_and_tokens_and_versions(url):
-    b = await Raw.open(url)
-    assert (await b.call({"t": "hello", "v": 1, "name": "a\x07b"}))["code"] == "bad_name"
-    assert (await b.call({"t": "hello", "v": 1, "name": "   "}))["code"] == "bad_name"
-    assert (await b.call({"t": "hello", "v": 1, "token": "nope"}))["code"] == "bad_token"
-    assert (await b.call({"t": "hello", "v": 99, "name": "x"}))["code"] == "unsupported_version"
-    # the connection survived all of it
-    assert (await b.call({"t": "hello", "v": 1, "name": "Fine"}))["t"] == "welcome"
-    assert (await b.call({"t": "hello", "v": 1, "name": "Again"}))["code"] == "already_welcomed"
+async def test_bad_names_and_tokens_and_versions(house):
+    b = MemoryMember()
+    assert (await house.call(b, {"t": "hello", "v": 1, "name": "a\x07b"}))["code"] == "bad_name"
+    assert (await house.call(b, {"t": "hello", "v": 1, "name": "   "}))["code"] == "bad_name"
+    assert (await house.call(b, {"t": "hello", "v": 1, "token": "nope"}))["code"] == "bad_token"
+    err = await house.call(b, {"t": "hello", "v": 99, "name": "x"})
+    assert err["code"] == "unsupported_version"
+    # the member survived all of it
+    assert (await house.call(b, {"t": "hello", "v": 1, "name": "Fine"}))["t"] == "welcome"
+    again = await house.call(b, {"t": "hello", "v": 1, "name": "Again"})
+    assert again["code"] == "already_welcomed"
 
 
-async def test_requests_before_hello_are_refused(url):
-    b = await Raw.open(url)
-    assert (await b.call({"t": "rooms"}))["code"] == "hello_first"
-    assert (await b.call({"t": "ping"}))["t"] == "pong"
+async def test_requests_before_hello_are_refused(house):
+    b = MemoryMember()
+    assert (await house.call(b, {"t": "rooms"}))["code"] == "hello_first"
+    assert (await house.call(b, {"t": "ping"}))["t"] == "pong"
 
 
-async def test_create_validates_game_and_options_by_name(url):
-    a = await Raw.open(url, "Ada")
-    assert (await a.call({"t": "create", "game": "chess"}))["code"] == "unknown_game"
-    err = await a.call({"t": "create", "game": "ishido", "options": {"colour": 1}})
+async def test_create_validates_game_and_options_by_name(house):
+    a = await house.player("Ada")
+    assert (await house.call(a, {"t": "create", "game": "chess"}))["code"] == "unknown_game"
+    err = await house.call(a, {"t": "create", "game": "ishido", "options": {"colour": 1}})
     assert err["code"] == "bad_option" and "colour" in err["message"]
-    err = await a.call({"t": "create", "game": "ishido", "options": {"scoring": "future"}})
+    err = await house.call(a, {"t": "create", "game": "ishido", "options": {"scoring": "future"}})
     assert err["code"] == "bad_option" and "scoring" in err["message"]
-    err = await a.call({"t": "create", "game": "ishido", "seats": ["a", "b"]})
+    err = await house.call(a, {"t": "create", "game": "ishido", "seats": ["a", "b"]})
     assert err["code"] == "bad_seats"
-    assert (await a.call({"t": "rooms"}))["rooms"] == []
+    assert (await house.call(a, {"t": "rooms"}))["rooms"] == []
 
 
-async def test_rooms_lists_public_rooms_with_seats_and_spectators(url):
-    a = await Raw.open(url, "Ada")
-    room = (await a.call({"t": "create", "game": "ishido"}))["room"]
-    listed = (await a.call({"t": "rooms", "game": "ishido"}))["rooms"]
+async def test_rooms_lists_public_rooms_with_seats_and_spectators(house):
+    a = await house.player("Ada")
+    room = (await house.call(a, {"t": "create", "game": "ishido"}))["room"]
+    listed = (await house.call(a, {"t": "rooms", "game": "ishido"}))["rooms"]
     assert [r["room"] for r in listed] == [room]
     assert listed[0]["status"] == "waiting"
     assert listed[0]["seats"] == [{"name": None, "bot": False, "taken": False, "connected": False}]
-    await a.call({"t": "join", "room": room})
-    b = await Raw.open(url, "Bob")
-    await b.call({"t": "watch", "room": room})
-    (summary,) = (await b.call({"t": "rooms"}))["rooms"]
+    await house.call(a, {"t": "join", "room": room})
+    b = await house.player("Bob")
+    await house.call(b, {"t": "watch", "room": room})
+    (summary,) = (await house.call(b, {"t": "rooms"}))["rooms"]
     assert summary["status"] == "playing"
     assert summary["spectators"] == 1
     assert summary["seats"][0]["name"] == "Ada" and summary["seats"][0]["connected"]
 
 
-async def test_private_rooms_are_unlisted_and_joined_by_code(url):
-    a = await Raw.open(url, "Ada")
-    created = await a.call({"t": "create", "game": "ishido", "private": True})
+async def test_private_rooms_are_unlisted_and_joined_by_code(house):
+    a = await house.player("Ada")
+    created = await house.call(a, {"t": "create", "game": "ishido", "private": True})
     assert created["code"]
-    assert (await a.call({"t": "rooms"}))["rooms"] == []
-    b = await Raw.open(url, "Bob")
-    assert (await b.call({"t": "join", "room": created["room"]}))["code"] == "unknown_room"
-    assert (await b.call({"t": "watch", "room": created["room"]}))["code"] == "unknown_room"
-    assert (await b.call({"t": "join", "code": "guess"}))["code"] == "unknown_room"
-    joined = await b.call({"t": "join", "code": created["code"]})
+    assert (await house.call(a, {"t": "rooms"}))["rooms"] == []
+    b = await house.player("Bob")
+    room = created["room"]
+    assert (await house.call(b, {"t": "join", "room": room}))["code"] == "unknown_room"
+    assert (await house.call(b, {"t": "watch", "room": room}))["code"] == "unknown_room"
+    assert (await house.call(b, {"t": "join", "code": "guess"}))["code"] == "unknown_room"
+    joined = await house.call(b, {"t": "join", "code": created["code"]})
     assert joined["t"] == "joined" and joined["seat"] == 0
 
 
-async def test_full_room_and_taken_seat(url):
-    a = await Raw.open(url, "Ada")
-    room = (await a.call({"t": "create", "game": "ishido"}))["room"]
-    await a.call({"t": "join", "room": room})
-    b = await Raw.open(url, "Bob")
-    assert (await b.call({"t": "join", "room": room}))["code"] == "room_full"
-    assert (await b.call({"t": "join", "room": room, "seat": 0}))["code"] == "seat_taken"
-    assert (await b.call({"t": "join", "room": room, "seat": 3}))["code"] == "bad_seat"
-    assert (await b.call({"t": "join", "room": "nowhere"}))["code"] == "unknown_room"
+async def test_the_maker_of_a_private_room_may_join_it_by_its_id(house):
+    a = await house.player("Ada")
+    created = await house.call(
+        a, {"t": "create", "game": "mathable", "seats": [None, None], "private": True}
+    )
+    joined = await house.call(a, {"t": "join", "room": created["room"]})
+    assert joined["t"] == "joined" and joined["seat"] == 0, joined
 
 
-async def test_chat_is_cleaned_and_reaches_the_room(url):
-    a = await Raw.open(url, "Ada")
-    room = (await a.call({"t": "create", "game": "ishido"}))["room"]
-    await a.call({"t": "join", "room": room})
-    b = await Raw.open(url, "Bob")
-    await b.call({"t": "watch", "room": room})
-    await a.send({"t": "chat", "room": room, "text": "hi\x1b[31m there\n"})
-    while (msg := await b.recv())["t"] != "chat":
-        pass
-    assert msg == {"t": "chat", "room": room, "from": "Ada", "text": "hi[31m there"}
-    c = await Raw.open(url, "Cy")
-    assert (await c.call({"t": "chat", "room": room, "text": "x"}))["code"] == "not_in_room"
+async def test_watching_a_room_where_you_hold_a_seat_puts_you_in_it(house):
+    a = await house.player("Ada")
+    room = (await house.call(a, {"t": "create", "game": "mathable", "seats": ["Ada", "COMP"]}))[
+        "room"
+    ]
+    await house.call(a, {"t": "join", "room": room})
+    again = MemoryMember()  # a second connection of Ada's
+    await house.call(again, {"t": "hello", "v": 1, "token": a.token})
+    watched = await house.call(again, {"t": "watch", "room": room})
+    assert watched["seat"] == 0
+    assert watched["view"]["racks"][0] is not None  # her own tiles, not a spectator's view
+    summary = house.lobby.rooms[room].summary()
+    assert summary["seats"][0]["connected"] and summary["spectators"] == 0
 
 
-async def test_leave_and_not_in_room(url):
-    a = await Raw.open(url, "Ada")
-    room = (await a.call({"t": "create", "game": "ishido"}))["room"]
-    await a.call({"t": "join", "room": room})
-    assert await a.call({"t": "leave", "room": room}) == {"t": "left", "room": room, "re": 7}
-    assert (await a.call({"t": "leave", "room": room}))["code"] == "not_in_room"
-    err = await a.call({"t": "act", "room": room, "action": {"do": "help"}})
+async def test_a_seq_ahead_of_the_room_gets_no_missed_list(house):
+    a = await house.player("Ada")
+    room = (await house.call(a, {"t": "create", "game": "ishido"}))["room"]
+    joined = await house.call(a, {"t": "join", "room": room})
+    back = await house.call(a, {"t": "join", "room": room, "seq": joined["seq"] + 5})
+    assert back["seq"] == joined["seq"] and "missed" not in back  # the view is the truth
+    same = await house.call(a, {"t": "join", "room": room, "seq": joined["seq"]})
+    assert same["missed"] == []
+
+
+async def test_full_room_and_taken_seat(house):
+    a = await house.player("Ada")
+    room = (await house.call(a, {"t": "create", "game": "ishido"}))["room"]
+    await house.call(a, {"t": "join", "room": room})
+    b = await house.player("Bob")
+    assert (await house.call(b, {"t": "join", "room": room}))["code"] == "room_full"
+    assert (await house.call(b, {"t": "join", "room": room, "seat": 0}))["code"] == "seat_taken"
+    assert (await house.call(b, {"t": "join", "room": room, "seat": 3}))["code"] == "bad_seat"
+    assert (await house.call(b, {"t": "join", "room": "nowhere"}))["code"] == "unknown_room"
+
+
+async def test_chat_is_cleaned_and_reaches_the_room(house):
+    a = await house.player("Ada")
+    room = (await house.call(a, {"t": "create", "game": "ishido"}))["room"]
+    await house.call(a, {"t": "join", "room": room})
+    b = await house.player("Bob")
+    await house.call(b, {"t": "watch", "room": room})
+    await house.send(a, {"t": "chat", "room": room, "text": "hi\x1b[31m there\n"})
+    assert b.of("chat") == [{"t": "chat", "room": room, "from": "Ada", "text": "hi[31m there"}]
+    c = await house.player("Cy")
+    assert (await house.call(c, {"t": "chat", "room": room, "text": "x"}))["code"] == "not_in_room"
+
+
+async def test_leave_and_not_in_room(house):
+    a = await house.player("Ada")
+    room = (await house.call(a, {"t": "create", "game": "ishido"}))["room"]
+    await house.call(a, {"t": "join", "room": room})
+    left = await house.call(a, {"t": "leave", "room": room})
+    assert left == {"t": "left", "room": room, "re": left["re"]}
+    assert (await house.call(a, {"t": "leave", "room": room}))["code"] == "not_in_room"
+    err = await house.call(a, {"t": "act", "room": room, "action": {"do": "help"}})
     assert err["code"] == "not_in_room"
     # the player kept the seat and comes back to it
-    assert (await a.call({"t": "join", "room": room}))["seat"] == 0
+    assert (await house.call(a, {"t": "join", "room": room}))["seat"] == 0
 
 
-async def test_scores_of_unknown_game_and_table(url):
-    a = await Raw.open(url, "Ada")
-    assert (await a.call({"t": "scores", "game": "golf"}))["code"] == "unknown_game"
-    empty = await a.call({"t": "scores", "game": "ishido"})
-    assert empty["entries"] == [] and empty["table"] is None and empty["mine"] == []
-    err = await a.call({"t": "scores", "game": "ishido", "table": "nope"})
+async def test_scores_of_unknown_game_and_table(house):
+    a = await house.player("Ada")
+    assert (await house.call(a, {"t": "scores", "game": "golf"}))["code"] == "unknown_game"
+    empty = await house.call(a, {"t": "scores", "game": "ishido"})
+    assert empty["entries"] == [] and empty["mine"] == []
+    # every table the game defines is listed before anyone entered it, its default first
+    assert empty["table"] == "modern/touching"
+    assert sorted(empty["tables"]) == sorted(
+        f"{s}/{f}" for s in ("modern", "ancient") for f in ("touching", "original")
+    )
+    fresh = await house.call(a, {"t": "scores", "game": "mathable", "table": "2 players"})
+    assert fresh["table"] == "2 players" and fresh["entries"] == []
+    err = await house.call(a, {"t": "scores", "game": "ishido", "table": "nope"})
     assert err["code"] == "unknown_table"
+
+
+async def test_chat_with_an_id_is_answered_by_the_senders_own_copy(house):
+    a = await house.player("Ada")
+    room = (await house.call(a, {"t": "create", "game": "ishido"}))["room"]
+    await house.call(a, {"t": "join", "room": room})
+    said = await house.call(a, {"t": "chat", "room": room, "text": "hello"})
+    assert said == {"t": "chat", "room": room, "from": "Ada", "text": "hello", "re": said["re"]}
+
+
+async def test_bot_programs_scores_stand_apart_from_peoples(house):
+    people, bots = await house.player("Ada"), MemoryMember()
+    welcome = await house.call(bots, {"t": "hello", "v": 1, "name": "robo-1", "bot": True})
+    assert welcome["t"] == "welcome"
+    for member in (people, bots):
+        room = (await house.call(member, {"t": "create", "game": "matchit"}))["room"]
+        await house.call(member, {"t": "join", "room": room})
+        over = await house.call(member, {"t": "act", "room": room, "action": {"do": "quit"}})
+        assert over["view"]["status"] == "over"
+    top = await house.call(people, {"t": "scores", "game": "matchit"})
+    assert [e["name"] for e in top["entries"]] == ["Ada"] and top["bots"] is False
+    mine = await house.call(bots, {"t": "scores", "game": "matchit", "bots": True})
+    assert [e["name"] for e in mine["entries"]] == ["robo-1"] and mine["bots"] is True

@@ -1,26 +1,21 @@
-"""Operations: /healthz, /metrics, admin commands and JSON logs, on a real server."""
+"""Operations: /healthz, /metrics, admin commands and JSON logs, on a real server.
+
+/metrics and /admin/... are the admin listener's (its own port); the admin
+commands find it through DATA_DIR/admin.json, with no --url (test_admin.py
+has the listener's own tests).
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
 import pytest
+from tilehall.server.admin import load_export, replay_export
 
-from server.admin import load_export, replay_export
 from tests.helpers import ROOT, Raw, ServerProcess
-
-
-def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
-    req = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+from tests.helpers import http_get as get
 
 
 @pytest.fixture
@@ -36,10 +31,8 @@ def admin(proc, *args):
         [
             sys.executable,
             "-m",
-            "server.app",
+            "tilehall.server.app",
             "admin",
-            "--url",
-            f"http://127.0.0.1:{proc.port}",
             "--data-dir",
             str(proc.data_dir),
             *args,
@@ -54,12 +47,14 @@ def admin(proc, *args):
 async def test_healthz_and_metrics(proc):
     http = f"http://127.0.0.1:{proc.port}"
     assert get(f"{http}/healthz") == (200, "ok\n")
+    assert get(f"{http}/readyz") == (200, "ready\n")
     a = await Raw.open(proc.url, "Ada")
     room = (await a.call({"t": "create", "game": "ishido"}))["room"]
     view = (await a.call({"t": "join", "room": room}))["view"]
     await a.call({"t": "act", "room": room, "action": {"do": "place", "at": view["legal"][0]}})
     await a.call({"t": "act", "room": room, "action": {"do": "place", "at": [0, 0]}})
-    status, text = get(f"{http}/metrics")
+    assert get(f"{http}/metrics")[0] == 404  # not on the game port
+    status, text = get(f"{proc.admin_url}/metrics")
     assert status == 200
     lines = set(text.splitlines())
     assert "tilehall_connections 1" in lines
@@ -68,6 +63,7 @@ async def test_healthz_and_metrics(proc):
     assert 'tilehall_errors_total{code="occupied"} 1' in lines
     assert "tilehall_act_seconds_count 2" in lines
     assert "tilehall_journal_commit_seconds_count 2" in lines
+    assert {"tilehall_store_up 1", "tilehall_rooms_suspended 0"} <= lines
     # the server process times its collections and froze what its imports built
     counts = {
         line.split("{")[1].split("}")[0]: int(line.rsplit(" ", 1)[1])
@@ -82,7 +78,7 @@ async def test_healthz_and_metrics(proc):
 
 
 async def test_admin_commands_need_the_key_and_work(proc):
-    http = f"http://127.0.0.1:{proc.port}"
+    http = proc.admin_url
     assert get(f"{http}/admin/rooms")[0] == 401
     assert get(f"{http}/admin/rooms", {"Authorization": "Bearer guess"})[0] == 401
     a = await Raw.open(proc.url, "Ada")
@@ -102,7 +98,7 @@ async def test_admin_commands_need_the_key_and_work(proc):
     # the export is enough to rebuild the game exactly
     seq, engine = replay_export(load_export(out.stdout))
     watched = await a.call({"t": "watch", "room": room})
-    assert seq == watched["seq"] and engine.view(None) == watched["view"]
+    assert seq == watched["seq"] and engine.view(watched["seat"]) == watched["view"]
 
     out = admin(proc, "close", room)
     assert out.returncode == 0, out.stderr

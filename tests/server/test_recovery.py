@@ -75,3 +75,38 @@ async def test_sigterm_closes_connections_with_1001_and_keeps_everything(proc):
     b = await Raw.open(proc.url)
     await b.call({"t": "hello", "v": 1, "token": a.token})
     assert (await b.call({"t": "join", "room": room}))["view"] == upd["view"]
+
+
+async def test_an_undo_is_journaled_like_a_move_and_survives_sigkill(proc):
+    proc.start()
+    a = await Raw.open(proc.url, "Ada")
+    room = (await a.call({"t": "create", "game": "lines"}))["room"]
+    joined = await a.call({"t": "join", "room": room})
+    board = joined["view"]["board"]
+    size = len(board)
+    chips = [(r, c) for r in range(size) for c in range(size) if board[r][c]]
+    empty = [(r, c) for r in range(size) for c in range(size) if not board[r][c]]
+    moved = None
+    for src in chips:  # the first chip that can reach some empty square
+        for dst in empty:
+            reply = await a.call(
+                {"t": "act", "room": room, "action": {"do": "move", "from": src, "to": dst}}
+            )
+            if reply["t"] == "update":
+                moved = reply
+                break
+        if moved:
+            break
+    assert moved is not None
+    undone = await a.call({"t": "act", "room": room, "action": {"do": "undo"}})
+    assert undone["events"][-1]["e"] == "undone"
+    assert undone["view"]["board"] == board and undone["view"]["undos"] == 1
+    assert undone["view"]["eligible"] is False, "an undone game stays off the record tables"
+    refused = await a.call({"t": "act", "room": room, "action": {"do": "undo"}})
+    assert refused["t"] == "error" and refused["code"] == "nothing_to_undo"
+    proc.kill()
+    proc.start()
+    b = await Raw.open(proc.url)
+    await b.call({"t": "hello", "v": 1, "token": a.token})
+    back = await b.call({"t": "join", "room": room})
+    assert back["seq"] == undone["seq"] and back["view"] == undone["view"]

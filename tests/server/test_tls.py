@@ -7,10 +7,10 @@ import ssl
 import subprocess
 
 import pytest
+from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
 from websockets.asyncio.client import connect
 
-from server.app import Server
-from server.config import Config, Limits
 from tests.helpers import Raw
 
 
