@@ -13,6 +13,12 @@ an ``error`` reply raises :class:`ServerError`. Frames the server pushes
 (``update``, ``room``, ``chat``) arrive on :meth:`pushed`. When the connection
 drops, it reconnects with back-off, says hello with the saved token and
 re-joins its rooms with the last ``seq`` it saw, so nothing is missed.
+
+Whatever :meth:`pushed` yields about a room comes in the order the server sent
+it, replies included: an action's own ``update`` and the ``_rejoined``
+snapshot of a rejoin are queued when they are read, not when their caller
+resumes, so a newer update never comes before them. The room model of
+:mod:`tilehall.clients.model` relies on that order.
 """
 
 from __future__ import annotations
@@ -22,14 +28,14 @@ import contextlib
 import itertools
 import logging
 import random
+import time
 from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Any
 
+from tilehall.protocol import SERVER_MESSAGES, VERSION, ProtocolError, decode, encode
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
-
-from protocol import SERVER_MESSAGES, VERSION, ProtocolError, decode, encode
 
 __all__ = ["Connection", "ConnectionLost", "ServerError"]
 
@@ -37,16 +43,70 @@ log = logging.getLogger(__name__)
 
 
 RATE_LIMIT_PAUSES = (0.1, 0.2, 0.5, 1.0, 2.0)
-"""Pauses before sending a rate-limited request again."""
+"""Pauses before sending a rate-limited request again (when it names no ``retry_after``)."""
+
+PACE_MARGIN = 0.9
+"""The share of the server's rate a connection uses: its own clock and the network's
+jitter never make it look faster than allowed."""
 
 
 class ServerError(Exception):
     """The server refused a request; ``code`` is its stable error code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.retry_after = retry_after
+        """Seconds the server asked to wait before sending it again, if it said."""
+
+    @classmethod
+    def from_reply(cls, reply: dict[str, Any]) -> ServerError:
+        return cls(reply["code"], reply["message"], reply.get("retry_after"))
+
+
+class Pacer:
+    """The server's request budget, kept on this side: wait for a token before sending.
+
+    The server tells its budget in ``welcome.limits`` (a token bucket: ``rate``
+    per second, ``burst`` at most, starting at ``initial_burst``). Sending by it,
+    a little under it, no request of this connection is ever delayed or refused
+    for its rate, however fast the program above wants to go.
+    """
+
+    def __init__(self) -> None:
+        self.rate = 0.0
+        """0: not told yet, nothing is held back (only ``hello`` goes before the welcome)."""
+        self.burst = 0.0
+        self.tokens = 0.0
+        self.stamp = 0.0
+        self._lock = asyncio.Lock()
+
+    def configure(self, limits: dict[str, Any]) -> None:
+        """A new connection's budget, the ``hello`` already spent."""
+        rate, burst = limits.get("rate"), limits.get("burst")
+        if not rate or not burst:
+            self.rate = 0.0
+            return
+        self.rate = float(rate) * PACE_MARGIN
+        self.burst = float(burst)
+        self.tokens = min(float(limits.get("initial_burst", burst)), self.burst) - 1.0
+        self.stamp = time.monotonic()
+
+    async def wait(self) -> None:
+        """Take a token, waiting for it if there is none."""
+        if not self.rate:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+            self.stamp = now
+            if self.tokens < 1.0:
+                await asyncio.sleep((1.0 - self.tokens) / self.rate)
+                now = time.monotonic()
+                self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+                self.stamp = now
+            self.tokens -= 1.0
 
 
 class ConnectionLost(Exception):
@@ -63,6 +123,13 @@ class Connection:
         reconnect: reconnect with back-off when the connection drops.
         max_backoff: the longest pause between reconnect attempts, in seconds.
         timeout: seconds to wait for a reply.
+        bot: say ``bot: true`` in ``hello``: a program plays (the host may give bots
+            a larger request budget; ``welcome.limits`` says which applies).
+        compact: ask for compact updates (patches to the view held, a quarter to a
+            half of the bytes): for a client that keeps its rooms in
+            :class:`~tilehall.clients.model.RoomModel`, which applies them and asks for the
+            whole view again if one does not fit (the bundled clients do). Off by
+            default: every update then carries its whole view.
     """
 
     def __init__(
@@ -74,8 +141,15 @@ class Connection:
         reconnect: bool = True,
         max_backoff: float = 5.0,
         timeout: float = 10.0,
+        bot: bool = False,
+        compact: bool = False,
     ) -> None:
         self.url = url
+        self.bot = bot
+        self.compact = compact
+        self.limits: dict[str, Any] = {}
+        """``welcome.limits``: the request budget this connection keeps to."""
+        self.pacer = Pacer()
         self.name = name
         self.token = token
         self.reconnect = reconnect
@@ -91,6 +165,8 @@ class Connection:
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._rejoins: set[int] = set()
+        """Ids of join/watch requests whose ``joined`` also goes on pushed() as ``_rejoined``."""
         self._pushed: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
         self._rejoiner: asyncio.Task[None] | None = None
@@ -136,12 +212,18 @@ class Connection:
             hello["token"] = self.token
         else:
             hello["name"] = self.name or "player"
+        if self.bot:
+            hello["bot"] = True
+        if self.compact:
+            hello["compact"] = True
         hello["id"] = 0
         await self._ws.send(encode(hello))
         reply = decode(await self._ws.recv(), specs=SERVER_MESSAGES, max_size=2**22)  # type: ignore[arg-type]
         if reply["t"] == "error":
             await self._ws.close()
-            raise ServerError(reply["code"], reply["message"])
+            raise ServerError.from_reply(reply)
+        self.limits = reply.get("limits") or {}
+        self.pacer.configure(self.limits)
         self.player = reply["player"]
         self.token = reply["token"]
         self.games = reply["games"]
@@ -188,16 +270,11 @@ class Connection:
 
     async def _rejoin(self) -> None:
         """After a reconnect: take back each seat / spectator place with the last seq."""
-        for room, seat in list(self.seats.items()):
-            msg: dict[str, Any] = {"t": "join" if seat is not None else "watch", "room": room}
-            if room in self.seqs:
-                msg["seq"] = self.seqs[room]
+        for room in list(self.seats):
             try:
-                joined = await self.request(msg)
-            except (ServerError, ConnectionLost) as exc:
+                await self.rejoin(room)
+            except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not rejoin %s: %s", room, exc)
-                continue
-            self._pushed.put_nowait({**joined, "t": "_rejoined"})
         self._pushed.put_nowait({"t": "_reconnected"})
 
     def _dispatch(self, frame: bytes | str) -> None:
@@ -206,15 +283,34 @@ class Connection:
         except ProtocolError as exc:
             log.warning("server sent a bad frame: %s", exc)
             return
+        self._track(msg)
         re = msg.get("re")
         if re is not None and re in self._waiting:
             fut = self._waiting.pop(re)
+            if msg["t"] == "update":
+                self._pushed.put_nowait(msg)  # an action's update is news for the room too
+            elif msg["t"] == "joined" and re in self._rejoins:
+                self._pushed.put_nowait({**msg, "t": "_rejoined"})
             if not fut.done():
                 fut.set_result(msg)
             return
-        if msg["t"] == "update":
-            self.seqs[msg["room"]] = msg["seq"]
         self._pushed.put_nowait(msg)
+
+    def _track(self, msg: dict[str, Any]) -> None:
+        """Keep each room's seq and seat as the frames say, in the order they came."""
+        t = msg["t"]
+        if t == "update":
+            self.seqs[msg["room"]] = msg["seq"]
+        elif t == "joined":
+            self.seqs[msg["room"]] = msg["seq"]
+            self.seats[msg["room"]] = msg["seat"]
+        elif t == "left":
+            self.seqs.pop(msg["room"], None)
+            self.seats.pop(msg["room"], None)
+        elif t == "reconnect":
+            # The node is going away and names another: the next reconnect goes there.
+            log.info("server asks to reconnect to %s", msg["url"])
+            self.url = msg["url"]
 
     def _fail_waiting(self, exc: Exception) -> None:
         for fut in self._waiting.values():
@@ -225,9 +321,10 @@ class Connection:
     # -- requests ---------------------------------------------------------------------
 
     async def send(self, msg: dict[str, Any]) -> None:
-        """Send without waiting for a reply."""
+        """Send without waiting for a reply (after this connection's turn in its budget)."""
         if self._ws is None:
             raise ConnectionLost("not connected")
+        await self.pacer.wait()
         try:
             await self._ws.send(encode(msg))
         except ConnectionClosed as exc:
@@ -239,34 +336,34 @@ class Connection:
         A ``rate_limited`` refusal means the request was not processed: it is sent
         again after a growing pause, a few times, before the error is raised.
         """
+        return await self._request(msg)
+
+    async def _request(self, msg: dict[str, Any], *, rejoin: bool = False) -> dict[str, Any]:
         for pause in RATE_LIMIT_PAUSES:
             try:
-                return await self._request_once(msg)
+                return await self._request_once(msg, rejoin)
             except ServerError as exc:
                 if exc.code != "rate_limited":
                     raise
-                await asyncio.sleep(pause)
-        return await self._request_once(msg)
+                await asyncio.sleep(exc.retry_after or pause)
+        return await self._request_once(msg, rejoin)
 
-    async def _request_once(self, msg: dict[str, Any]) -> dict[str, Any]:
+    async def _request_once(self, msg: dict[str, Any], rejoin: bool = False) -> dict[str, Any]:
         if not self._ready.is_set():
             await asyncio.wait_for(self._ready.wait(), self.timeout)
         rid = next(self._ids)
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = fut
+        if rejoin:
+            self._rejoins.add(rid)
         try:
             await self.send({**msg, "id": rid})
             reply = await asyncio.wait_for(fut, self.timeout)
         finally:
             self._waiting.pop(rid, None)
+            self._rejoins.discard(rid)
         if reply["t"] == "error":
-            raise ServerError(reply["code"], reply["message"])
-        if reply["t"] == "joined":
-            self.seqs[reply["room"]] = reply["seq"]
-            self.seats[reply["room"]] = reply["seat"]
-        if reply["t"] == "left":
-            self.seqs.pop(reply["room"], None)
-            self.seats.pop(reply["room"], None)
+            raise ServerError.from_reply(reply)
         return reply
 
     async def join(self, room: str, seat: int | None = None) -> dict[str, Any]:
@@ -279,6 +376,25 @@ class Connection:
 
     async def watch(self, room: str) -> dict[str, Any]:
         return await self.request({"t": "watch", "room": room})
+
+    async def rejoin(self, room: str) -> None:
+        """Join (or watch) ``room`` again with the last seq seen, as after a reconnect.
+
+        For a client whose room model fell behind (an update skipped seqs). The
+        answer is not returned: it arrives on :meth:`pushed` as ``_rejoined``,
+        among the room's other frames in the order the server sent them, which
+        is what lets a model take it whatever its seq (see
+        :mod:`tilehall.clients.model`).
+
+        Raises:
+            ServerError: the server refused (the room is gone, say).
+            ConnectionLost: the connection dropped first (a reconnect rejoins anyway).
+        """
+        seat = self.seats.get(room)
+        msg: dict[str, Any] = {"t": "join" if seat is not None else "watch", "room": room}
+        if room in self.seqs:
+            msg["seq"] = self.seqs[room]
+        await self._request(msg, rejoin=True)
 
     async def act(self, room: str, action: dict[str, Any]) -> dict[str, Any] | None:
         """Send an action. Errors come back as ServerError; success arrives as an update.
@@ -293,7 +409,7 @@ class Connection:
             except ServerError as exc:
                 if exc.code != "rate_limited":
                     raise
-                await asyncio.sleep(pause)
+                await asyncio.sleep(exc.retry_after or pause)
         return await self._act_once(room, action)
 
     async def _act_once(self, room: str, action: dict[str, Any]) -> dict[str, Any] | None:
@@ -308,9 +424,7 @@ class Connection:
         finally:
             self._waiting.pop(rid, None)
         if reply["t"] == "error":
-            raise ServerError(reply["code"], reply["message"])
-        self.seqs[room] = reply["seq"]
-        self._pushed.put_nowait(reply)
+            raise ServerError.from_reply(reply)
         return reply
 
     async def next_pushed(self, timeout: float | None = None) -> dict[str, Any]:

@@ -5,15 +5,14 @@ subclass it, set ``game``, implement ``choose(view) -> action or None``, and han
 it to :func:`run` (or :func:`play_games` from async code). It sees only the views
 its seat receives; the server is the judge of every action.
 
-``tilehall-bot`` (:mod:`clients.bot.app`) plays from the command line, and
-``tilehall-bot load`` (:mod:`clients.bot.load`) measures a server under load.
+``tilehall-bot`` (:mod:`tilehall.clients.bot.app`) plays from the command line.
 """
 
 from __future__ import annotations
 
-from clients.bot.player import BotStuck, GameResult, play_room, think_in_thread
-from clients.bot.runner import level_bot, play_games, play_seat, random_name, run
-from server.bots.base import Bot
+from tilehall.clients.bot.player import BotStuck, GameResult, play_room, think_in_thread
+from tilehall.clients.bot.runner import level_bot, play_games, play_seat, random_name, run
+from tilehall.server.bots.base import Bot
 
 __all__ = [
     "Bot",

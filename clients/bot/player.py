@@ -17,8 +17,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from clients.connection import Connection, ConnectionLost, ServerError
-from server.bots.base import Bot
+from tilehall.clients.connection import Connection, ConnectionLost, ServerError
+from tilehall.clients.model import RoomModel
+from tilehall.server.bots.base import Bot
 
 __all__ = ["BotStuck", "GameResult", "Think", "play_room", "think_in_thread"]
 
@@ -30,6 +31,9 @@ MAX_REFUSALS = 3
 
 LATE = frozenset({"not_your_turn", "stale", "game_over"})
 """Refusals that mean our view is behind the room's, not that the bot is wrong."""
+
+GIVE_UP_SECONDS = 3.0
+"""How long an interrupted game may take to quit and leave its room."""
 
 
 class BotStuck(Exception):
@@ -44,10 +48,17 @@ class GameResult:
     game: str
     seat: int
     status: str
-    """``over``; ``abandoned`` when the bot gave up; ``capped`` when ``max_moves`` was
-    reached and the game has no ``quit`` that ends it."""
+    """Where the room stands for us: ``playing`` while we play it, ``over`` once it ended
+    on the server; ``abandoned`` when the bot gave up, ``capped`` when we stopped at
+    ``max_moves`` and ``interrupted`` when we were stopped (Ctrl-C), and the game
+    plays on without us (it has no ``quit``, or a quit vote did not end it)."""
     scores: list[int]
     result: dict[str, Any] | None
+    stopped: str | None = None
+    """Why we stopped before the game's own end: ``max_moves`` or ``interrupted`` (then
+    ``status`` says whether our quit ended it); None when we played until it ended."""
+    why: str = ""
+    """Why the bot gave up (``abandoned``)."""
     moves: int = 0
     """Actions sent and accepted."""
     refused: int = 0
@@ -68,6 +79,8 @@ class GameResult:
             "game": self.game,
             "seat": self.seat,
             "status": self.status,
+            "stopped": self.stopped,
+            "why": self.why or None,
             "score": self.score,
             "scores": self.scores,
             "moves": self.moves,
@@ -94,6 +107,7 @@ async def play_room(
     idle_timeout: float = 120.0,
     on_update: Callable[[dict[str, Any]], None] | None = None,
     max_moves: int | None = None,
+    on_start: Callable[[GameResult], None] | None = None,
 ) -> GameResult:
     """Join ``room`` (at ``seat``, or any free seat) and play it to the end.
 
@@ -109,8 +123,12 @@ async def play_room(
             with a bot that has nothing to say, before the game is given up.
         on_update: called with every new ``update`` (for progress output).
         max_moves: stop after this many accepted actions: send ``quit`` (which ends
-            a Match-It or LinkSame game, where a strong bot never runs out of
-            sheets) and leave the room if that did not end it. None: no limit.
+            a game of one seat, Lines and Ishido included, where the score stands;
+            in Mathable it is our vote, which ends the game once every other human
+            seat has voted too) and leave the room if that did not end it. None: no
+            limit.
+        on_start: called once joined, with the result this game will return,
+            which is kept up to date while it plays (moves, scores): for progress.
 
     Returns:
         The game's end as this seat saw it (``status`` ``over``, ``capped`` or ``abandoned``).
@@ -118,10 +136,12 @@ async def play_room(
     Raises:
         ServerError: the join was refused.
         ConnectionLost: the connection closed for good.
+        asyncio.CancelledError: we were cancelled (Ctrl-C); the game was first
+            stopped as at ``max_moves``, and ``on_start``'s result says so.
     """
     started = time.monotonic()
     joined = await conn.join(room, seat)
-    state = _Seat(room=room, seat=joined["seat"], view=joined["view"], seq=joined["seq"])
+    state = _Seat(RoomModel.from_joined(joined), seat=joined["seat"])
     out = GameResult(
         room=room,
         game=state.view.get("game", bot.game),
@@ -130,43 +150,69 @@ async def play_room(
         scores=list(state.view.get("scores", [])),
         result=None,
     )
+    if on_start is not None:
+        on_start(out)
     try:
         while state.view.get("status") != "over":
+            out.scores = list(state.view.get("scores", out.scores))
             if max_moves is not None and out.moves >= max_moves:
+                out.stopped = "max_moves"
                 await _give_up(conn, state)
                 break
             if state.my_turn() and await _take_turn(conn, bot, state, out, think):
                 continue
             await _next_view(conn, state, idle_timeout, on_update)
         out.status = "over" if state.view.get("status") == "over" else "capped"
-    except BotStuck:
-        out.status = "abandoned"
-    out.scores = list(state.view.get("scores", out.scores))
-    out.result = state.view.get("result")
-    out.seconds = time.monotonic() - started
+    except BotStuck as exc:
+        out.status, out.why = "abandoned", str(exc)
+    except asyncio.CancelledError:
+        # Stopped from outside: end the game as the move cap would rather than
+        # leave it waiting for us for good; a second interrupt cuts this short.
+        out.stopped = "interrupted"
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(_give_up(conn, state), GIVE_UP_SECONDS)
+        _finish(out, state, started, "interrupted")
+        raise
+    _finish(out, state, started, out.status)
     return out
 
 
-@dataclass(slots=True, kw_only=True)
-class _Seat:
-    """What this client knows of the room: the latest view and its seq."""
+def _finish(out: GameResult, state: _Seat, started: float, status: str) -> None:
+    over = state.view.get("status") == "over"
+    out.status = "over" if over else status
+    out.scores = list(state.view.get("scores", out.scores))
+    out.result = state.view.get("result")
+    out.seconds = time.monotonic() - started
 
-    room: str
+
+@dataclass(slots=True)
+class _Seat:
+    """What this client knows of the room (the shared model), and how the bot fares on it."""
+
+    model: RoomModel
     seat: int
-    view: dict[str, Any]
-    seq: int
     refusals: int = 0
     silent_since: float | None = None
 
-    def my_turn(self) -> bool:
-        v = self.view
-        return v.get("status") == "playing" and v.get("to_move") == self.seat
+    @property
+    def room(self) -> str:
+        return self.model.room
 
-    def take(self, seq: int, view: dict[str, Any]) -> bool:
-        """Adopt a newer view; False for one already seen (act() replies arrive twice)."""
-        if seq <= self.seq:
+    @property
+    def view(self) -> dict[str, Any]:
+        return self.model.view
+
+    def my_turn(self) -> bool:
+        return self.model.my_turn
+
+    def take(self, msg: dict[str, Any]) -> bool:
+        """Take an ``update`` or ``_rejoined`` by the model's rule; True for a new view.
+
+        A new view gives the bot a fresh start: its refusals and silence were about the old one.
+        """
+        if not self.model.apply(msg):
             return False
-        self.seq, self.view, self.refusals, self.silent_since = seq, view, 0, None
+        self.refusals, self.silent_since = 0, None
         return True
 
 
@@ -196,20 +242,31 @@ async def _take_turn(
         return False  # the rejoin brings the view back
     assert update is not None
     out.moves += 1
-    state.take(update["seq"], update["view"])
+    state.take(update)
     return True
 
 
 async def _give_up(conn: Connection, state: _Seat) -> None:
-    """The move cap: ``quit`` where the game has it, then leave the room if still playing."""
+    """The move cap: ``quit`` where the game has it, then leave the room if still playing.
+
+    A game whose view counts ``quit_votes`` (Mathable) toggles a vote with a bare
+    ``quit``: ours is set, never withdrawn.
+    """
+    action: dict[str, Any] = {"do": "quit"}
+    if "quit_votes" in state.view:
+        action["vote"] = True
     try:
-        update = await conn.act(state.room, {"do": "quit"})
+        update = await conn.act(state.room, action)
     except ServerError:
         update = None  # no such action in this game, or not now
     except (ConnectionLost, TimeoutError):
         return
-    if update is not None:
-        state.take(update["seq"], update["view"])
+    if update is not None and not state.take(update):
+        # Compact updates: the reply patches a view we reach once the updates before
+        # it, already queued, are taken.
+        with contextlib.suppress(TimeoutError, BotStuck, ConnectionLost):
+            while state.model.seq < update["seq"]:
+                await _next_view(conn, state, 2.0, None)
     if state.view.get("status") != "over":
         with contextlib.suppress(ServerError, ConnectionLost, TimeoutError):
             await conn.request({"t": "leave", "room": state.room})
@@ -234,10 +291,10 @@ async def _next_view(
     t = msg["t"]
     if t == "_closed":
         raise ConnectionLost("the connection closed")
-    if msg.get("room") != state.room:
+    if msg.get("room") != state.room or t not in ("update", "_rejoined"):
         return
-    if t == "update" and state.take(msg["seq"], msg["view"]) and on_update is not None:
+    if state.take(msg) and t == "update" and on_update is not None:
         on_update(msg)
-    elif t == "_rejoined":
-        state.seq = -1  # the rejoin's view is the truth, whatever seq we had
-        state.take(msg["seq"], msg["view"])
+    if state.model.rejoin_due():
+        with contextlib.suppress(ServerError, ConnectionLost, TimeoutError):
+            await conn.rejoin(state.room)

@@ -3,7 +3,7 @@
 :func:`play_games` is the headless client's main loop (and what ``tilehall-bot``
 runs); :func:`run` is the same for a script that is not async yet::
 
-    from clients.bot import Bot, run
+    from tilehall.clients.bot import Bot, run
 
     class FirstSquare(Bot):
         game = "ishido"
@@ -26,11 +26,11 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from clients.bot.player import GameResult, Think, play_room, think_in_thread
-from clients.config import DEFAULT_URL
-from clients.connection import Connection
-from server.bots import find_bot
-from server.bots.base import Bot
+from tilehall.clients.bot.player import GameResult, Think, play_room, think_in_thread
+from tilehall.clients.config import DEFAULT_URL
+from tilehall.clients.connection import Connection
+from tilehall.server.bots import find_bot
+from tilehall.server.bots.base import Bot
 
 __all__ = ["BotFactory", "level_bot", "play_games", "play_seat", "random_name", "run"]
 
@@ -80,6 +80,8 @@ async def play_games(
     on_welcome: Callable[[Connection], None] | None = None,
     on_room: Callable[[str], None] | None = None,
     max_moves: int | None = None,
+    on_start: Callable[[GameResult], None] | None = None,
+    match: dict[str, Any] | None = None,
 ) -> list[GameResult]:
     """Create ``games`` rooms one after another and play our seat in each to the end.
 
@@ -102,6 +104,12 @@ async def play_games(
             other players can be told where to join).
         max_moves: end each game after this many of our actions (see
             :func:`~clients.bot.player.play_room`); None plays to the end.
+        on_start: called as each game starts with its result, kept up to date
+            while it plays (for progress, and to report games cut short).
+        match: quick-match instead of creating rooms: the ``match`` request's own
+            fields (``seats``, ``bots_after``, ``level``; ``{}`` for the server's
+            defaults). ``opponents`` is then not used: the seats are whoever comes,
+            and COMP players when nobody does.
 
     Returns:
         One :class:`GameResult` per game, in the order they ended.
@@ -109,7 +117,7 @@ async def play_games(
     game, make = _factory(bot)
     counter = itertools.count()
     results: list[GameResult] = []
-    first = Connection(url, name=name or random_name(), token=token)
+    first = Connection(url, name=name or random_name(), token=token, bot=True, compact=True)
     await first.open()
     if on_welcome is not None:
         on_welcome(first)
@@ -117,10 +125,15 @@ async def play_games(
     async def worker(conn: Connection) -> None:
         try:
             while (n := next(counter)) < games:
-                room = await _create(conn, game, options, opponents)
+                if match is not None:
+                    room = await _match(conn, game, options, match)
+                else:
+                    room = await _create(conn, game, options, opponents)
                 if on_room is not None:
                     on_room(room)
-                result = await play_room(conn, room, make(n), think=think, max_moves=max_moves)
+                result = await play_room(
+                    conn, room, make(n), think=think, max_moves=max_moves, on_start=on_start
+                )
                 results.append(result)
                 if on_result is not None:
                     on_result(result)
@@ -130,7 +143,7 @@ async def play_games(
     conns = [first]
     try:
         for _ in range(max(1, min(parallel, games)) - 1):
-            other = Connection(url, token=first.token)
+            other = Connection(url, token=first.token, bot=True, compact=True)
             await other.open()
             conns.append(other)
     except BaseException:
@@ -155,6 +168,18 @@ async def _create(
     return room
 
 
+async def _match(
+    conn: Connection, game: str, options: dict[str, Any] | None, fields: dict[str, Any]
+) -> str:
+    """Quick-match: the server seats us in an open quick-match room, or opens one."""
+    msg: dict[str, Any] = {"t": "match", "game": game, **fields}
+    if options:
+        msg["options"] = options
+    joined = await conn.request(msg)
+    room: str = joined["room"]
+    return room
+
+
 async def play_seat(
     bot: Bot,
     *,
@@ -165,12 +190,15 @@ async def play_seat(
     token: str | None = None,
     think: Think = think_in_thread,
     on_welcome: Callable[[Connection], None] | None = None,
+    on_start: Callable[[GameResult], None] | None = None,
 ) -> GameResult:
     """Take ``seat`` (or any free one) in someone else's ``room`` and play it to the end."""
-    async with Connection(url, name=name or random_name(), token=token) as conn:
+    async with Connection(
+        url, name=name or random_name(), token=token, bot=True, compact=True
+    ) as conn:
         if on_welcome is not None:
             on_welcome(conn)
-        return await play_room(conn, room, bot, seat=seat, think=think)
+        return await play_room(conn, room, bot, seat=seat, think=think, on_start=on_start)
 
 
 def run(

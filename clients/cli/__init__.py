@@ -1,10 +1,10 @@
 """The terminal client: a Textual app to host, join, play and watch every Tilehall game.
 
-Start it with ``tilehall`` or ``python -m clients.cli --url ws://host:port --name ada``.
+Start it with ``tilehall`` or ``python -m tilehall.clients.cli --url ws://host:port --name ada``.
 """
 
 from __future__ import annotations
 
-from clients.cli.app import TilehallApp, main
+from tilehall.clients.cli.app import TilehallApp, main
 
 __all__ = ["TilehallApp", "main"]

@@ -1,5 +1,5 @@
-"""``python -m clients.cli``: the same as the ``tilehall`` command."""
+"""``python -m tilehall.clients.cli``: the same as the ``tilehall`` command."""
 
-from clients.cli.app import main
+from tilehall.clients.cli.app import main
 
 main()

@@ -6,7 +6,7 @@ name), then reads every pushed frame and hands it to the screens as a
 their own, so a slow server never freezes the keyboard, and every refusal
 becomes a short notification rather than a crash.
 
-Run ``tilehall --url ws://host:port --name ada`` (or ``python -m clients.cli``).
+Run ``tilehall --url ws://host:port --name ada`` (or ``python -m tilehall.clients.cli``).
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
-
-from clients.cli.model import RoomModel
-from clients.cli.widgets import StatusLine
-from clients.config import DEFAULT_URL, load_identity, save_identity
-from clients.connection import Connection, ConnectionLost, ServerError
-from protocol import ErrorCode
+from tilehall.clients.cli.widgets import StatusLine
+from tilehall.clients.config import DEFAULT_URL, load_identity, save_identity
+from tilehall.clients.connection import Connection, ConnectionLost, ServerError
+from tilehall.clients.model import LobbyModel, RoomModel
+from tilehall.protocol import ErrorCode
 
 __all__ = ["Frame", "TilehallApp", "main", "parse_args"]
 
@@ -86,9 +85,8 @@ class TilehallApp(App[None]):
         self.mono = mono or self.no_color
         self.poll = poll
         self.conn: Connection | None = None
-        self.games: dict[str, dict[str, Any]] = {}
-        self.summaries: dict[str, dict[str, Any]] = {}
-        """The last ``room`` push of each room: a screen opened just after it still gets it."""
+        self.lobby = LobbyModel()
+        """Who we are, the games and the rooms: fed by every frame, drawn by the lobby."""
         self.last_error: str | None = None
         """The last refusal shown, kept so tests and the status line can read it."""
 
@@ -107,16 +105,16 @@ class TilehallApp(App[None]):
         conn = await self._open()
         self.conn = conn
         self.link = "online"
-        from clients.cli.lobby import LobbyScreen
+        from tilehall.clients.cli.lobby import LobbyScreen
 
-        await self.push_screen(LobbyScreen(mine=list(conn.my_rooms)))
+        await self.push_screen(LobbyScreen())
         async for msg in conn.pushed():
             self._route(msg)
         self.link = "offline"
 
     async def _open(self) -> Connection:
         """Say hello by saved token, else by name, asking for a name when refused."""
-        from clients.cli.lobby import NameScreen
+        from tilehall.clients.cli.lobby import NameScreen
 
         saved_name, token = load_identity(self.url)
         name = self.wanted_name or saved_name
@@ -127,9 +125,9 @@ class TilehallApp(App[None]):
         while True:
             if token is None and (name is None or problem is not None):
                 name = await self.push_screen_wait(NameScreen(problem, name or saved_name))
-            conn = Connection(self.url, name=name, token=token)
+            conn = Connection(self.url, name=name, token=token, compact=True)
             try:
-                await conn.open()
+                welcome = await conn.open()
             except ServerError as exc:
                 if exc.code not in NAME_PROBLEMS:
                     raise
@@ -150,7 +148,7 @@ class TilehallApp(App[None]):
                 continue
             assert conn.player is not None and conn.token is not None
             save_identity(self.url, conn.player, conn.token)
-            self.games = {g["name"]: g for g in conn.games}
+            self.lobby.apply(welcome)
             return conn
 
     def _route(self, msg: dict[str, Any]) -> None:
@@ -162,8 +160,7 @@ class TilehallApp(App[None]):
         if t == "_reconnected":
             self.link = "online"
             self.notify("Reconnected.")
-        if t == "room":
-            self.summaries[msg["room"]] = msg
+        self.lobby.apply(msg)
         for screen in self.screen_stack:
             screen.post_message(Frame(msg))
 
@@ -207,6 +204,11 @@ class TilehallApp(App[None]):
         return True
 
     @property
+    def games(self) -> dict[str, dict[str, Any]]:
+        """``welcome.games`` by name."""
+        return {g["name"]: g for g in self.lobby.games}
+
+    @property
     def player(self) -> str:
         return (self.conn.player if self.conn else None) or self.wanted_name or "?"
 
@@ -214,12 +216,13 @@ class TilehallApp(App[None]):
         self, joined: dict[str, Any], summary: dict[str, Any] | None = None, code: str | None = None
     ) -> None:
         """Open the screen for a room just joined or watched."""
-        from clients.cli.games import screen_for
+        from tilehall.clients.cli.games import screen_for
 
+        self.lobby.apply(joined)
         model = RoomModel.from_joined(joined, summary)
-        pushed = self.summaries.get(model.room)
+        pushed = self.lobby.summaries.get(model.room)
         if pushed is not None:
-            model.apply(pushed)
+            model.summary = pushed
         model.code = code
         await self.push_screen(screen_for(model.game)(model))
 

@@ -13,6 +13,9 @@ from textual.widgets import Static
 
 __all__ = ["HelpScreen", "keys_of"]
 
+OURS = __name__.rpartition(".cli.")[0] + "."
+"""The clients' package as installed (``tilehall.clients.``): screens whose keys are listed."""
+
 
 def keys_of(screen: Screen[Any]) -> list[tuple[str, str]]:
     """The screen's described bindings (its own first, then inherited) as (keys, what) pairs.
@@ -21,7 +24,7 @@ def keys_of(screen: Screen[Any]) -> list[tuple[str, str]]:
     """
     merged: dict[str, list[str]] = {}
     for cls in type(screen).__mro__:
-        if not cls.__module__.startswith("clients."):
+        if not cls.__module__.startswith(OURS):
             continue  # Textual's own (focus, copy) are not this game's keys
         for binding in cls.__dict__.get("BINDINGS", []):
             if isinstance(binding, tuple):
@@ -32,6 +35,8 @@ def keys_of(screen: Screen[Any]) -> list[tuple[str, str]]:
                 continue
             keys = merged.setdefault(description, [])
             keys.extend(k.strip() for k in key.split(",") if k.strip() not in keys)
+        if cls.__dict__.get("_inherit_bindings", True) is False:
+            break  # its bases' keys are not bound here (a replay's, over a game screen)
     return [(" ".join(_pretty(k) for k in _arrows(keys)), what) for what, keys in merged.items()]
 
 

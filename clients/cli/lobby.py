@@ -18,16 +18,25 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Input, Label, Static
-
-from clients.cli.app import Frame
-from clients.cli.help import HelpScreen, keys_of
-from clients.cli.model import LobbyModel, seat_label
-from clients.cli.widgets import Choice, StatusLine
+from tilehall.clients.cli.app import Frame
+from tilehall.clients.cli.help import HelpScreen, keys_of
+from tilehall.clients.cli.widgets import Choice, StatusLine
+from tilehall.clients.model import LobbyModel, seat_label
 
 if TYPE_CHECKING:
-    from clients.cli.app import TilehallApp
+    from tilehall.clients.cli.app import TilehallApp
 
-__all__ = ["CodeScreen", "CreateScreen", "LobbyScreen", "NameScreen", "ScoresScreen", "seats_text"]
+__all__ = [
+    "CodeScreen",
+    "CreateScreen",
+    "LeaderboardScreen",
+    "LobbyScreen",
+    "NameScreen",
+    "QuickScreen",
+    "ScoresScreen",
+    "rating_text",
+    "seats_text",
+]
 
 
 def seats_text(room: dict[str, Any]) -> str:
@@ -39,6 +48,19 @@ def seats_text(room: dict[str, Any]) -> str:
             label += "~"  # holds the seat but is away
         out.append(label)
     return ", ".join(out) or "-"
+
+
+def rating_text(rating: dict[str, Any]) -> str:
+    """A rating as a player reads it: ``1642 (rd 71, 18 games)``.
+
+    The deviation stays beside the number: a new player's 1500 means little
+    until their ``rd`` has come down from 350.
+    """
+    games = int(rating.get("games") or 0)
+    return (
+        f"{float(rating['rating']):.0f} (rd {float(rating['rd']):.0f}, "
+        f"{games} game{'' if games == 1 else 's'})"
+    )
 
 
 class NameScreen(ModalScreen[str]):
@@ -251,15 +273,119 @@ class CreateScreen(ModalScreen[dict[str, Any] | None]):
         self.dismiss(None)
 
 
+class QuickScreen(ModalScreen[dict[str, Any] | None]):
+    """Quick game: pick a game (for a game of several seats, how many and the bots' level).
+
+    Dismisses with the ``match`` request to send, or None. The server seats the
+    player in an open quick-match room of that kind, or makes one; COMP players
+    take the seats still open after ``bots_after`` seconds.
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "cancel"),
+        Binding("enter", "submit", "play"),
+    ]
+    WAITS = (30, 10, 60, 120)
+    """Seconds to wait for people before COMP players take the open seats."""
+
+    def __init__(self, games: dict[str, dict[str, Any]]) -> None:
+        super().__init__()
+        self.games = games
+
+    def compose(self) -> ComposeResult:
+        names = list(self.games)
+        with Vertical(id="quick"):
+            yield Label("Quick game", classes="title")
+            with Horizontal(classes="row"):
+                yield Label("game", classes="key")
+                yield Choice(
+                    names, labels=[self.games[n].get("title", n) for n in names], id="game"
+                )
+            yield Vertical(id="quick-fields")
+            yield Label("", id="quick-note", classes="dim")
+            with Horizontal(classes="buttons"):
+                yield Button("Play", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    async def on_mount(self) -> None:
+        game = self.query_one("#game", Choice)
+        await self._build(game.value)
+        game.focus()
+
+    @property
+    def game(self) -> dict[str, Any]:
+        return self.games[self.query_one("#game", Choice).value]
+
+    async def _build(self, game_name: str) -> None:
+        """The seat count, bot level and wait rows, for a game of several seats only."""
+        game = self.games[game_name]
+        fields = self.query_one("#quick-fields", Vertical)
+        await fields.remove_children()
+        lo, hi = game.get("min_seats", 1), game.get("max_seats", 1)
+        rows: list[Horizontal] = []
+        if hi > 1:
+            levels = list(game.get("bots") or ["normal"])
+            rows = [
+                Horizontal(
+                    Label("seats", classes="key"),
+                    Choice(list(range(lo, hi + 1)), value=lo, id="quick-seats"),
+                ),
+                Horizontal(
+                    Label("bots' level", classes="key"),
+                    Choice(levels, value="normal", id="quick-level"),
+                ),
+                Horizontal(
+                    Label("bots after", classes="key"),
+                    Choice(list(self.WAITS), labels=[f"{w} s" for w in self.WAITS], id="wait"),
+                ),
+            ]
+            note = "You join an open room like this, or open one; COMP takes seats left."
+        else:
+            note = "A game of one: it starts at once."
+        for row in rows:
+            row.add_class("row")
+        await fields.mount_all(rows)
+        self.query_one("#quick-note", Label).update(note)
+
+    @on(Choice.Changed, "#game")
+    async def game_changed(self, event: Choice.Changed) -> None:
+        if self.is_mounted and self.query("#quick-fields"):
+            await self._build(event.value)
+
+    def request(self) -> dict[str, Any]:
+        """The ``match`` request the form says."""
+        game = self.game
+        msg: dict[str, Any] = {"t": "match", "game": game["name"]}
+        if game.get("max_seats", 1) > 1:
+            msg["seats"] = self.query_one("#quick-seats", Choice).value
+            msg["level"] = self.query_one("#quick-level", Choice).value
+            msg["bots_after"] = self.query_one("#wait", Choice).value
+        return msg
+
+    def action_submit(self) -> None:
+        self.dismiss(self.request())
+
+    @on(Button.Pressed, "#ok")
+    def ok(self) -> None:
+        self.action_submit()
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 class LobbyScreen(Screen[None]):
     """Rooms, live; create, play, watch, join by code, high scores."""
 
     BINDINGS = [
         Binding("n", "create", "new room"),
+        Binding("m", "quick", "quick game: join an open room or start one; bots fill in"),
         Binding("enter,space", "play", "play the selected room (or resume your seat)"),
         Binding("w", "watch", "watch the selected room"),
         Binding("c", "code", "join a private room by its code"),
         Binding("s", "scores", "high scores"),
+        Binding("h", "history", "your finished games, and their replays"),
+        Binding("b", "leaderboard", "ratings: the leaderboard of a rated game"),
         Binding("r", "refresh", "refresh the list now"),
         Binding("j", "cursor(1)", "", show=False),
         Binding("k", "cursor(-1)", "", show=False),
@@ -269,24 +395,31 @@ class LobbyScreen(Screen[None]):
 
     ABOUT = (
         "Seats: a name, (free) for an open seat, (name?) for a seat kept for that player, "
-        "name~ for a player who is away. Rooms where you hold a seat are marked *."
+        "name~ for a player who is away. Rooms where you hold a seat are marked *. Ratings "
+        "(under the title) are Glicko-2: about 95% of the time a player's strength lies within "
+        "two rd of their rating."
     )
 
-    def __init__(self, mine: list[str] | None = None) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.model = LobbyModel(mine=list(mine or []))
         self._shown: list[tuple[str, ...]] | None = None
 
     @property
     def tapp(self) -> TilehallApp:
         return cast("TilehallApp", self.app)
 
+    @property
+    def model(self) -> LobbyModel:
+        """The app's: every frame feeds it, also while a game screen is on top."""
+        return self.tapp.lobby
+
     def compose(self) -> ComposeResult:
         yield Static(id="lobby-title")
+        yield Static(id="ratings")
         table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="empty")
-        yield StatusLine("n new  enter play  w watch  c code  s scores  ? help  q quit")
+        yield StatusLine("n new  m quick  enter play  w watch  c code  s scores  h history  ? q")
 
     def on_mount(self) -> None:
         table = self.query_one("#rooms", DataTable)
@@ -300,12 +433,42 @@ class LobbyScreen(Screen[None]):
             ("Tilehall", "bold"), "  ", (self.tapp.player, "bold"), f"  on {self.tapp.url}"
         )
         self.query_one("#lobby-title", Static).update(title)
+        self.render_ratings()
         self.render_rooms()
         self.action_refresh()
         self.set_interval(self.tapp.poll, self._poll)
 
     def on_screen_resume(self) -> None:
         self.action_refresh()
+        self.fetch_ratings()
+
+    def render_ratings(self) -> None:
+        """One line: the player's rating in each rated game (``welcome.ratings``, then each
+        ``leaderboard`` reply's ``mine``)."""
+        if not self.query("#ratings"):
+            return
+        ratings = self.model.ratings
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if ratings:
+            text.append("Rating  ", style="bold")
+            for i, (game, rating) in enumerate(sorted(ratings.items())):
+                text.append(("   " if i else "") + f"{self.model.title(game)} ")
+                text.append(rating_text(rating))
+            text.append("   b leaderboard", style="dim")
+        widget = self.query_one("#ratings", Static)
+        widget.display = bool(ratings)
+        widget.update(text)
+
+    @work(exclusive=True, group="ratings")
+    async def fetch_ratings(self) -> None:
+        """Back from a game: a rated one may have moved the player's ratings (the
+        ``welcome`` said them as of the hello); a one-entry page brings ``mine``."""
+        for game in list(self.model.ratings):
+            reply = await self.tapp.call({"t": "leaderboard", "game": game, "limit": 1})
+            if reply is None:
+                return
+            self.model.apply(reply)
+        self.render_ratings()
 
     def _poll(self) -> None:
         if self.is_current:
@@ -319,19 +482,15 @@ class LobbyScreen(Screen[None]):
         conn = self.tapp.conn
         if conn is None or not conn.connected:
             return
-        reply = await self.tapp.call({"t": "rooms"})
+        reply = await self.tapp.call({"t": "rooms", "limit": 200})
         if reply is not None:
-            self.model.replace(reply["rooms"])
-            for room, seat in conn.seats.items():
-                if seat is not None and room not in self.model.mine:
-                    self.model.mine.append(room)
+            self.model.apply(reply)
             self.render_rooms()
 
     def on_frame(self, message: Frame) -> None:
         msg = message.msg
         if msg["t"] == "room" and not msg.get("private"):
-            self.model.push(msg)
-            self.render_rooms()
+            self.render_rooms()  # the app's model has it already
         elif msg["t"] == "_reconnected":
             self.action_refresh()
 
@@ -346,7 +505,7 @@ class LobbyScreen(Screen[None]):
                 str(room.get("game", "?")),
                 seats_text(room) if room.get("seats") else "(private)",
                 str(room.get("spectators", 0)),
-                str(room.get("status", "?")),
+                "paused" if room.get("paused") else str(room.get("status", "?")),
             )
             for room in rooms
         ]
@@ -410,8 +569,6 @@ class LobbyScreen(Screen[None]):
     async def enter(self, request: dict[str, Any], summary: dict[str, Any] | None) -> None:
         joined = await self.tapp.call(request)
         if joined is not None:
-            if joined["seat"] is not None and joined["room"] not in self.model.mine:
-                self.model.mine.append(joined["room"])
             await self.tapp.enter_room(joined, summary)
 
     @work(group="enter")
@@ -431,8 +588,6 @@ class LobbyScreen(Screen[None]):
         verb = "join" if play else "watch"
         joined = await self.tapp.call({"t": verb, "room": created["room"]})
         if joined is not None:
-            if play:
-                self.model.mine.append(joined["room"])
             await self.tapp.enter_room(joined, None, code)
 
     @work(group="enter")
@@ -444,8 +599,29 @@ class LobbyScreen(Screen[None]):
         if joined is not None:
             await self.tapp.enter_room(joined, None, code)
 
+    @work(group="enter")
+    async def action_quick(self) -> None:
+        request = await self.app.push_screen_wait(QuickScreen(self.tapp.games))
+        if request is None:
+            return
+        joined = await self.tapp.call(request)
+        if joined is not None:
+            await self.tapp.enter_room(joined)
+
     def action_scores(self) -> None:
         self.app.push_screen(ScoresScreen(self.tapp.games))
+
+    def action_history(self) -> None:
+        from tilehall.clients.cli.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen())
+
+    def action_leaderboard(self) -> None:
+        rated = [name for name, game in self.tapp.games.items() if game.get("rated")]
+        if not rated:
+            self.notify("No game on this server is rated.")
+            return
+        self.app.push_screen(LeaderboardScreen(rated))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen("Lobby", keys_of(self), self.ABOUT))
@@ -473,6 +649,7 @@ class ScoresScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         names = list(self.games)
+        yield Static(Text("High scores", style="bold"), id="scores-title")
         with Horizontal(classes="row"):
             yield Label("game", classes="key")
             yield Choice(names, labels=[self.games[n].get("title", n) for n in names], id="game")
@@ -519,7 +696,8 @@ class ScoresScreen(Screen[None]):
         self.tables = list(reply.get("tables") or [])
         self.table_name = reply.get("table")
         names = "  ".join(f"[{t}]" if t == self.table_name else t for t in self.tables)
-        self.query_one("#table", Static).update(names or "(no games recorded yet)")
+        # A Text, not a str: "[top]" would be read as Rich markup and vanish.
+        self.query_one("#table", Static).update(Text(names or "(no games recorded yet)"))
         table = self.query_one("#entries", DataTable)
         table.clear()
         for rank, entry in enumerate(reply.get("entries") or [], 1):
@@ -541,9 +719,161 @@ class ScoresScreen(Screen[None]):
         self.dismiss(None)
 
 
+class LeaderboardScreen(Screen[None]):
+    """A rated game's players, best rating first, a page at a time; the player's own below.
+
+    Pages follow the reply's ``next`` cursor; the cursors of the pages before
+    are kept, so ``p`` goes back without the server keeping anything.
+    """
+
+    BINDINGS = [
+        Binding("g", "game(1)", "next rated game"),
+        Binding("n,pagedown", "page(1)", "next page"),
+        Binding("p,pageup", "page(-1)", "previous page"),
+        Binding("question_mark", "help", "this help"),
+        Binding("q,escape", "back", "back to the lobby"),
+    ]
+
+    def __init__(self, games: list[str], *, page: int = 20) -> None:
+        super().__init__()
+        self.games = games
+        self.game = games[0]
+        self.page_size = page
+        self.cursors: list[str | None] = [None]
+        """The cursor of each page up to the one shown (the first page's is None)."""
+        self.next: str | None = None
+
+    @property
+    def tapp(self) -> TilehallApp:
+        return cast("TilehallApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="board-title")
+        yield DataTable(id="board", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="board-mine")
+        yield StatusLine("n next page  p previous  g game  q back")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#board", DataTable)
+        for label, width in (("#", 4), ("name", 24), ("rating", 7), ("rd", 5), ("games", 6)):
+            table.add_column(label, width=width)
+        self.load()
+
+    def action_game(self, delta: int) -> None:
+        at = self.games.index(self.game)
+        self.game = self.games[(at + delta) % len(self.games)]
+        self.cursors = [None]
+        self.load()
+
+    def action_page(self, delta: int) -> None:
+        if delta > 0 and self.next is not None:
+            self.cursors.append(self.next)
+        elif delta < 0 and len(self.cursors) > 1:
+            self.cursors.pop()
+        else:
+            self.notify("No more pages that way.")
+            return
+        self.load()
+
+    @work(exclusive=True, group="leaderboard")
+    async def load(self) -> None:
+        msg: dict[str, Any] = {"t": "leaderboard", "game": self.game, "limit": self.page_size}
+        if self.cursors[-1] is not None:
+            msg["cursor"] = self.cursors[-1]
+        reply = await self.tapp.call(msg)
+        if reply is not None:
+            self.tapp.lobby.apply(reply)
+            self.show(reply)
+
+    def show(self, reply: dict[str, Any]) -> None:
+        if not self.query("#board"):
+            return  # the screen closed meanwhile
+        self.next = reply.get("next")
+        page = len(self.cursors)
+        title = Text.assemble(
+            ("Ratings  ", "bold"), (self.tapp.lobby.title(self.game), "bold"), f"  page {page}"
+        )
+        if self.next is not None:
+            title.append("  (n: more)", style="dim")
+        self.query_one("#board-title", Static).update(title)
+        table = self.query_one("#board", DataTable)
+        table.clear()
+        me = self.tapp.player.casefold()
+        first = (page - 1) * self.page_size + 1
+        for rank, entry in enumerate(reply.get("entries") or [], first):
+            style = "bold reverse" if entry["name"].casefold() == me else ""
+            table.add_row(
+                *(
+                    Text(cell, style=style)
+                    for cell in (
+                        str(rank),
+                        entry["name"],
+                        f"{entry['rating']:.0f}",
+                        f"{entry['rd']:.0f}",
+                        str(entry["games"]),
+                    )
+                )
+            )
+        mine = reply.get("mine")
+        words = "no one has played a rated game yet" if not table.row_count else ""
+        if mine:
+            words = f"you: {rating_text(mine)}"
+            if not mine.get("games"):
+                words += "; a rated game puts you on the board"
+        bots = (self.tapp.games.get(self.game) or {}).get("bot_ratings") or {}
+        if bots:
+            levels = ", ".join(f"{level} {r['rating']:.0f}" for level, r in bots.items())
+            words += f"\nCOMP counts at a fixed rating: {levels}"
+        self.query_one("#board-mine", Static).update(words)
+
+    def action_help(self) -> None:
+        about = (
+            "Glicko-2 ratings: a new player starts at 1500 with rd 350; about 95% of the time "
+            "a player's strength lies within two rd of their rating. COMP players count at "
+            "fixed ratings; games a stand-in played for you are not rated."
+        )
+        self.app.push_screen(HelpScreen("Ratings", keys_of(self), about))
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
 def _date(at: float | None) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(at)) if at else "-"
 
 
+DETAIL_WORDS = {
+    "placed": ("placed", "placed"),
+    "left": ("left", "left"),
+    "fourways": ("4-way", "4-ways"),
+    "helps": ("help", "helps"),
+    "tiles_placed": ("tile", "tiles"),
+    "moves": ("move", "moves"),
+    "sheets": ("sheet", "sheets"),
+    "stages": ("stage", "stages"),
+}
+"""How the counts of the games' ``detail`` read after their number (protocol/games/*.md)."""
+
+
 def _detail(detail: dict[str, Any] | None) -> str:
-    return " ".join(f"{k}={v}" for k, v in (detail or {}).items())
+    """A record's ``detail`` in words: ``won, 66 placed, 4 4-ways``; ``blocked, 25 tiles``.
+
+    Outcomes first (a flag, a reason), then the counts; a count of 0 says nothing.
+    """
+    flags, counts = [], []
+    for key, value in (detail or {}).items():
+        words = key.replace("_", " ")
+        if isinstance(value, bool):
+            if key == "won":
+                flags.append("won" if value else "lost")
+            elif value:
+                flags.append(words)
+        elif key == "reason" or isinstance(value, str):
+            flags.append(str(value))
+        elif isinstance(value, int) and key in DETAIL_WORDS:
+            if value:
+                one, many = DETAIL_WORDS[key]
+                counts.append(f"{value} {one if value == 1 else many}")
+        else:
+            counts.append(f"{words} {value}")
+    return ", ".join(part for part in flags + counts if part)

@@ -1,4 +1,5 @@
-"""Colours and the symbols that replace them when the terminal has none.
+"""How the board reads in a terminal: square names, colours, and the symbols that
+replace colours when the terminal has none.
 
 Every piece that colour tells apart also gets a distinct symbol, so a game
 stays playable with ``NO_COLOR`` (Textual then draws in monochrome): Ishido
@@ -12,6 +13,8 @@ __all__ = [
     "CHIP_SYMBOLS",
     "STONE_COLOURS",
     "STONE_LETTERS",
+    "cell_letter",
+    "cell_name",
     "chip",
     "stone",
 ]
@@ -38,6 +41,19 @@ CHIP_COLOURS = (
 
 CHIP_SYMBOLS = " @#%&*+=$^"
 """The same chips without colour: one distinct symbol per colour number."""
+
+
+def cell_letter(col: int) -> str:
+    """A column's letter (``0`` -> ``a``), as boards drawn with labels show it."""
+    return chr(ord("a") + col) if 0 <= col < 26 else str(col)
+
+
+def cell_name(cell: list[int] | tuple[int, int] | None) -> str:
+    """A square as people say it: column letter, row number from 1 (``[6, 7]`` -> ``h7``)."""
+    if cell is None:
+        return "-"
+    r, c = cell[0], cell[1]
+    return f"{cell_letter(c)}{r + 1}" if 0 <= c < 26 else f"{r},{c}"
 
 
 def stone(colour: int, symbol: int, mono: bool) -> tuple[str, str]:

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
+from tilehall.clients.cli.look import cell_letter
 
 __all__ = ["Cell", "Choice", "Grid", "Paint", "StatusLine"]
 
@@ -57,6 +58,9 @@ class Grid(Widget, can_focus=True):
         reserve: columns to leave beside the board (for a side panel) when
             choosing the cell width.
         chrome: lines of the screen that are not the board, when choosing the height.
+        labels: draw column letters above the board and row numbers left of it, as
+            :func:`~tilehall.clients.cli.look.cell_name` names the squares (``h7``), for
+            boards whose log and cursor speak in coordinates.
     """
 
     DEFAULT_CSS = """
@@ -89,6 +93,7 @@ class Grid(Widget, can_focus=True):
         margin: int = 0,
         reserve: int = 0,
         chrome: int = 0,
+        labels: bool = False,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -100,6 +105,7 @@ class Grid(Widget, can_focus=True):
         self.margin = margin
         self.reserve = reserve
         self.chrome = chrome
+        self.labels = labels
         self._width = self.widths[0]
         self._height = self.heights[-1]
 
@@ -117,6 +123,11 @@ class Grid(Widget, can_focus=True):
     def _span(self) -> tuple[int, int]:
         return self.rows + 2 * self.margin, self.cols + 2 * self.margin
 
+    @property
+    def label_size(self) -> tuple[int, int]:
+        """Columns taken by the row numbers and lines by the column letters (0 without labels)."""
+        return (len(str(self.rows)) + 1, 1) if self.labels else (0, 0)
+
     @staticmethod
     def _fit(count: int, sizes: tuple[int, ...], available: int) -> int:
         for size in sizes:
@@ -125,21 +136,34 @@ class Grid(Widget, can_focus=True):
         return sizes[-1]
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        self._width = self._fit(self._span()[1], self.widths, container.width - self.reserve)
-        return self._span()[1] * self._width
+        left = self.label_size[0]
+        self._width = self._fit(self._span()[1], self.widths, container.width - self.reserve - left)
+        return self._span()[1] * self._width + left
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        rows = self._span()[0]
-        self._height = self._fit(rows, self.heights, viewport.height - self.chrome)
-        return rows * self._height
+        rows, top = self._span()[0], self.label_size[1]
+        self._height = self._fit(rows, self.heights, viewport.height - self.chrome - top)
+        return rows * self._height + top
 
     def render(self) -> Text:
         w, h = self._width, self._height
         rows, cols = self._span()
+        left, _ = self.label_size
         lines: list[Text] = []
+        if self.labels:
+            letters = (
+                cell_letter(j - self.margin) if 0 <= j - self.margin < self.cols else ""
+                for j in range(cols)
+            )
+            head = " " * left + "".join(self._cell(x, " ", w, False) for x in letters)
+            lines.append(Text(head, style="dim", no_wrap=True, overflow="crop"))
         for i in range(rows):
             r = i - self.margin
             band = [Text(no_wrap=True, overflow="crop") for _ in range(h)]
+            if self.labels:
+                number = str(r + 1) if 0 <= r < self.rows else ""
+                for k, line in enumerate(band):
+                    line.append(f"{number if k == 0 else '':>{left - 1}} ", style="dim")
             for j in range(cols):
                 c = j - self.margin
                 p = self.painter(r, c, w)
@@ -175,6 +199,8 @@ class Grid(Widget, can_focus=True):
     def cell_at(self, x: int, y: int) -> Cell | None:
         """The board cell under content offset ``(x, y)``, or None outside it."""
         rows, cols = self._span()
+        left, top = self.label_size
+        x, y = x - left, y - top
         if x < 0 or y < 0:
             return None
         i, j = y // self._height, x // self._width

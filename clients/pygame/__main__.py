@@ -1,5 +1,5 @@
-"""``python -m clients.pygame``: open the Tilehall window."""
+"""``python -m tilehall.clients.pygame``: open the Tilehall window."""
 
-from clients.pygame.app import main
+from tilehall.clients.pygame.app import main
 
 main()

@@ -1,8 +1,11 @@
 """The Tilehall window: one pygame loop, a scene at a time, the network on a thread.
 
-Run it with ``python -m clients.pygame`` (or the ``tilehall-gui`` script)::
+Run it with ``python -m tilehall.clients.pygame`` (or the ``tilehall-gui`` script)::
 
-    python -m clients.pygame --url ws://127.0.0.1:8765 --name ada
+    python -m tilehall.clients.pygame --url ws://127.0.0.1:8765 --name ada
+
+Without ``--name`` the window first asks for one, offering the name remembered
+for that server (so one Enter resumes the same player, by its token).
 
 The loop never waits on the network: :class:`~clients.pygame.net.Net` runs the
 asyncio connection on its own thread, and :meth:`App.step` drains its inbox once
@@ -12,7 +15,6 @@ per frame, feeds the models, then lets the scene draw them.
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import queue
 import time
@@ -20,13 +22,12 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import pygame
-
-from clients.config import DEFAULT_URL, load_identity, save_identity
-from clients.pygame.model import LobbyModel, RoomModel
-from clients.pygame.net import Net
-from clients.pygame.scenes import scene_for
-from clients.pygame.scenes.base import GameScene, Scene
-from clients.pygame.scenes.lobby import LobbyScene, NameScene
+from tilehall.clients.config import DEFAULT_URL, load_identity, save_identity
+from tilehall.clients.model import LobbyModel, RoomModel
+from tilehall.clients.pygame.net import Net, NullNet
+from tilehall.clients.pygame.scenes import scene_for
+from tilehall.clients.pygame.scenes.base import GameScene, Scene
+from tilehall.clients.pygame.scenes.lobby import LobbyScene, NameScene
 
 __all__ = ["App", "NetLike", "main", "parse_args"]
 
@@ -46,6 +47,7 @@ class NetLike(Protocol):
     def join(self, room: str, seat: int | None = None) -> None: ...
     def join_code(self, code: str) -> None: ...
     def watch(self, room: str) -> None: ...
+    def rejoin(self, room: str) -> None: ...
     def act(self, room: str, action: dict[str, Any]) -> None: ...
 
 
@@ -54,10 +56,10 @@ class App:
 
     Args:
         url: the server.
-        name: the player name asked for on the command line (None: the remembered
-            one, else the login name).
+        name: the player name asked for on the command line; None asks for one
+            first, offering the one remembered for ``url``.
         net: an already made network side (tests pass a stand-in); None makes a
-            :class:`Net` for ``url``.
+            :class:`Net` for ``url`` once the name is known.
         size: the first window size.
         remember: save the name and token the server gives us (clients/config.py).
     """
@@ -82,13 +84,15 @@ class App:
         self.lobby = LobbyModel()
         self.codes: dict[str, str] = {}
         """Private room codes we created, by room, to show to the player."""
-        self.summaries: dict[str, dict[str, Any]] = {}
-        """The last ``room`` push of each room, by room."""
         self.online = False
         self.offline_reason = ""
         self.running = True
         self.scene: Scene = LobbyScene(self)
-        if net is None:
+        if net is None and name is None:
+            # Nobody connects before the player has said who they are.
+            net = NullNet()
+            self.scene = NameScene(self, "", suggested=load_identity(url)[0] or "")
+        elif net is None:
             net = self._make_net(name)
         self.net: NetLike = net
         self.net.start()
@@ -97,8 +101,7 @@ class App:
         saved_name, token = load_identity(self.url)
         if name and saved_name and name.casefold() != saved_name.casefold():
             token = None  # a different player: a new hello by name
-        name = name or saved_name or _login_name()
-        return Net(self.url, name=name, token=token)
+        return Net(self.url, name=name or saved_name, token=token)
 
     def reconnect_as(self, name: str) -> None:
         """After the server refused our name: try again with another one."""
@@ -114,11 +117,8 @@ class App:
 
     def open_room(self, joined: dict[str, Any]) -> GameScene:
         """Show the room we just joined or watch."""
-        model = RoomModel.from_joined(joined)
         # the server pushes a room's summary just before its ``joined`` reply
-        model.summary = self.summaries.get(model.room) or next(
-            (r for r in self.lobby.rooms if r["room"] == model.room), None
-        )
+        model = RoomModel.from_joined(joined, self.lobby.summary(joined["room"]))
         scene = scene_for(model.game)(self, model)
         self.scene = scene
         return scene
@@ -184,37 +184,35 @@ class App:
             self.scene = NameScene(self, f"{msg['code']}: {msg['message']}")
             return
         elif t == "joined":
+            self.lobby.apply(msg)
             self.open_room(msg)
             return
         elif t == "created" and msg.get("code"):
             self.codes[msg["room"]] = msg["code"]
-        elif t == "room":
-            self.summaries[msg["room"]] = msg
-        elif t in ("rooms", "scores"):
+        elif t in ("rooms", "scores", "room", "_rejoined", "leaderboard", "history"):
             self.lobby.apply(msg)
         if t == "_error":
             scene.error(msg)
             return
         room = msg.get("room")
         if isinstance(scene, GameScene) and room == scene.model.room:
-            change = scene.model.apply(msg)
-            if change is not None:
-                scene.on_change(change)
+            model = scene.model
+            if model.apply(msg, time.monotonic()):
+                if t == "update":
+                    scene.on_change(model.changes[-1])
+                elif t == "_rejoined":
+                    scene.on_snapshot(model.events)
+            if model.rejoin_due():
+                self.net.rejoin(model.room)
         scene.handle_message(msg)
-
-
-def _login_name() -> str:
-    try:
-        name = getpass.getuser()
-    except Exception:  # no login name on this system: any name will do
-        name = "player"
-    return (name or "player")[:24]
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="tilehall-gui", description="Tilehall in a window.")
     p.add_argument("--url", default=DEFAULT_URL, help=f"server (default {DEFAULT_URL})")
-    p.add_argument("--name", default=None, help="player name (default: the remembered one)")
+    p.add_argument(
+        "--name", default=None, help="player name (default: ask, offering the remembered one)"
+    )
     p.add_argument("--size", default="1180x780", help="first window size, WxH")
     return p.parse_args(argv)
 

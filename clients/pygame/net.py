@@ -13,6 +13,8 @@ and a few of ours, named with a leading underscore:
 
 * ``_error {tag, code, message}`` - a request was refused (or the connection
   went away while it waited); ``tag`` says which request;
+* ``_tag`` in a reply - the tag of the request it answers, so that a screen
+  can tell its own ``leaderboard`` page from the one the lobby asked for;
 * ``_offline {message}`` - the server cannot be reached yet (we keep trying);
 * ``_hello_failed {code, message}`` - the server refused our name or token;
 * ``_reconnecting``, ``_reconnected``, ``_rejoined`` - from the connection;
@@ -30,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import Any
 
-from clients.connection import Connection, ConnectionLost, ServerError
+from tilehall.clients.connection import Connection, ConnectionLost, ServerError
 
 __all__ = ["Net", "NullNet"]
 
@@ -103,6 +105,10 @@ class Net:
     def watch(self, room: str) -> None:
         self._submit("watch", lambda c: c.watch(room))
 
+    def rejoin(self, room: str) -> None:
+        """Join ``room`` again with the last seq; the answer comes pushed, as ``_rejoined``."""
+        self._submit("rejoin", lambda c: c.rejoin(room), reply=False)
+
     def act(self, room: str, action: dict[str, Any]) -> None:
         """Send a game action; the accepted action's update comes as a pushed ``update``."""
         self._submit("act", lambda c: c.act(room, action), reply=False)
@@ -133,7 +139,7 @@ class Net:
             )
         else:
             if reply and result is not None:
-                self.inbox.put(result)
+                self.inbox.put({**result, "_tag": tag})
 
     # -- the network thread -----------------------------------------------------------
 
@@ -149,7 +155,7 @@ class Net:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         self._ready.set()
-        conn = Connection(self.url, name=self.name, token=self.token)
+        conn = Connection(self.url, name=self.name, token=self.token, compact=True)
         welcome = await self._open(conn)
         if welcome is None:
             return
@@ -212,6 +218,9 @@ class NullNet:
 
     def watch(self, room: str) -> None:
         self.sent.append(("watch", room))
+
+    def rejoin(self, room: str) -> None:
+        self.sent.append(("rejoin", room))
 
     def act(self, room: str, action: dict[str, Any]) -> None:
         self.sent.append(("act", action))

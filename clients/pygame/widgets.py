@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pygame
-
-from clients.pygame import draw as d
+from tilehall.clients.pygame import draw as d
 
 __all__ = ["Button", "TextField"]
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
 
 import pytest
+from tilehall.clients.connection import Connection, ServerError
+from tilehall.clients.model import RoomModel
 
-from clients.connection import Connection, ServerError
 from tests.helpers import ServerProcess
 
 
@@ -96,8 +99,9 @@ async def test_pushed_frames_arrive_in_order(url):
 
 async def test_reconnect_waits_out_a_refused_handshake(tmp_path):
     """A 429 while reconnecting (the address is barred for a flood) is retried, not fatal."""
-    from server.app import Server
-    from server.config import Config, Limits
+    from tilehall.server.app import Server
+    from tilehall.server.config import Config, Limits
+
     from tests.helpers import Raw
 
     limits = Limits(ping_interval=None, rate=5, burst=5, max_strikes=5, flood_ban=3.0)
@@ -122,3 +126,119 @@ async def test_reconnect_waits_out_a_refused_handshake(tmp_path):
             assert (await conn.request({"t": "ping"}))["t"] == "pong"
     finally:
         await srv.stop()
+
+
+async def test_an_actions_update_comes_pushed_in_seq_order(tmp_path):
+    """The act's own update is queued when it is read, so the bot's answer never overtakes it.
+
+    The client's loop is held while both are on their way (the server runs in a
+    process of its own), so that the reader finds them together, as a slow
+    client would.
+    """
+    proc = ServerProcess(tmp_path, "--bot-delay", "0")
+    proc.start()
+    try:
+        await _act_then_read(proc.url)
+    finally:
+        proc.stop()
+
+
+async def _act_then_read(url: str) -> None:
+    async with Connection(url, name="Ada") as conn:
+        made = await conn.request({"t": "create", "game": "mathable", "seats": ["Ada", "COMP"]})
+        room = made["room"]
+        view, seq = (await conn.join(room))["view"], 0
+        while view["to_move"] != 0:  # the COMP may begin
+            msg = await conn.next_pushed(timeout=5)
+            if msg["t"] == "update":
+                view, seq = msg["view"], msg["seq"]
+        acting = asyncio.create_task(conn.act(room, {"do": "end"}))
+        for _ in range(20):
+            await asyncio.sleep(0)  # until the action is written, no longer
+        assert conn._waiting
+        time.sleep(0.5)  # the server answers and the COMP moves meanwhile
+        mine = await acting
+        assert mine is not None
+        seqs = []
+        while len(seqs) < 2 or not conn._pushed.empty():
+            msg = await conn.next_pushed(timeout=5)
+            if msg["t"] == "update" and msg["seq"] > seq:
+                seqs.append(msg["seq"])
+        assert seqs[0] == mine["seq"]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+        assert conn.seqs[room] == seqs[-1]
+
+
+async def test_rejoin_answers_on_pushed_in_order(tmp_path):
+    """``rejoin``'s snapshot is queued when it is read: an update sent after it comes after it.
+
+    As above, the client's loop is held while the snapshot and a move made just
+    after it are on their way.
+    """
+    proc = ServerProcess(tmp_path)
+    proc.start()
+    try:
+        async with Connection(proc.url, name="Ada") as a, Connection(proc.url, name="Wat") as w:
+            room = (await a.request({"t": "create", "game": "ishido"}))["room"]
+            view = (await a.join(room))["view"]
+            await w.watch(room)
+            first = await a.act(room, {"do": "place", "at": view["legal"][0]})
+            assert first is not None
+            rejoining = asyncio.create_task(w.rejoin(room))
+            for _ in range(20):
+                await asyncio.sleep(0)
+            acting = asyncio.create_task(
+                a.act(room, {"do": "place", "at": first["view"]["legal"][0]})
+            )
+            for _ in range(20):
+                await asyncio.sleep(0)
+            time.sleep(0.5)  # the snapshot and the move's update both reach Wat meanwhile
+            assert await rejoining is None
+            second = await acting
+            assert second is not None
+            got = []
+            while len(got) < 3:
+                msg = await w.next_pushed(timeout=5)
+                if msg["t"] in ("update", "_rejoined"):
+                    got.append((msg["t"], msg["seq"]))
+            assert got == [
+                ("update", first["seq"]),
+                ("_rejoined", first["seq"]),
+                ("update", second["seq"]),
+            ]
+            assert w.seats[room] is None and w.seqs[room] == second["seq"]
+    finally:
+        proc.stop()
+
+
+async def test_a_server_that_lost_its_last_moves_is_followed_back(tmp_path):
+    """The journal lost its tail (a power cut under relaxed fsync, a restored backup):
+    the rejoin's older snapshot is the truth, and the room's next updates are taken."""
+    proc = ServerProcess(tmp_path)
+    proc.start()
+    try:
+        conn = Connection(proc.url, name="Ada", max_backoff=0.5)
+        await conn.open()
+        room = (await conn.request({"t": "create", "game": "ishido"}))["room"]
+        model = RoomModel.from_joined(await conn.join(room))
+        for _ in range(3):
+            update = await conn.act(room, {"do": "place", "at": model.view["legal"][0]})
+            assert update is not None and model.apply(update)
+        kept = model.seq - 2
+        port = proc.port
+        proc.kill()
+        with sqlite3.connect(tmp_path / "tilehall.sqlite3") as db:
+            db.execute("DELETE FROM journal WHERE room = ? AND seq > ?", (room, kept))
+        db.close()
+        proc.args = ("--port", str(port))
+        proc.proc = None
+        proc.start()
+        while (msg := await conn.next_pushed(timeout=15))["t"] != "_rejoined":
+            model.apply(msg)  # the last updates, pushed before the line dropped
+        assert model.apply(msg) and model.seq == kept
+        update = await conn.act(room, {"do": "place", "at": model.view["legal"][0]})
+        assert update is not None and update["seq"] == kept + 1
+        assert model.apply(update) and model.view == update["view"]
+        await conn.close()
+    finally:
+        proc.stop()

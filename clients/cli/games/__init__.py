@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from clients.cli.games.base import GameScreen
-from clients.cli.games.generic import GenericScreen
-from clients.cli.games.ishido import IshidoScreen
-from clients.cli.games.lines import LinesScreen
-from clients.cli.games.linksame import LinkSameScreen
-from clients.cli.games.matchit import MatchItScreen
-from clients.cli.games.mathable import MathableScreen
+from tilehall.clients.cli.games.base import GameScreen
+from tilehall.clients.cli.games.generic import GenericScreen
+from tilehall.clients.cli.games.ishido import IshidoScreen
+from tilehall.clients.cli.games.lines import LinesScreen
+from tilehall.clients.cli.games.linksame import LinkSameScreen
+from tilehall.clients.cli.games.matchit import MatchItScreen
+from tilehall.clients.cli.games.mathable import MathableScreen
 
 __all__ = [
     "SCREENS",

@@ -11,7 +11,6 @@ acts, ``q`` leaves the room (a player keeps the seat and may come back).
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -24,14 +23,14 @@ from textual.events import Resize
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Static
-
-from clients.cli.app import Frame
-from clients.cli.help import HelpScreen, keys_of
-from clients.cli.model import RoomModel
-from clients.cli.widgets import Cell, Grid, Paint, StatusLine
+from tilehall.clients.cli.app import Frame
+from tilehall.clients.cli.help import HelpScreen, keys_of
+from tilehall.clients.cli.widgets import Cell, Grid, Paint, StatusLine
+from tilehall.clients.connection import ConnectionLost, ServerError
+from tilehall.clients.model import RoomModel
 
 if TYPE_CHECKING:
-    from clients.cli.app import TilehallApp
+    from tilehall.clients.cli.app import TilehallApp
 
 __all__ = ["GameScreen"]
 
@@ -42,6 +41,10 @@ class GameScreen(Screen[None]):
     LABEL: ClassVar[str] = "Game"
     ABOUT: ClassVar[str] = ""
     KEYS: ClassVar[str] = "arrows/hjkl move  space select  ? help  q leave"
+    WATCH_KEYS: ClassVar[str] = "arrows/hjkl look around  ? help  q leave"
+    """The status line's keys for a spectator: no player controls it could not use."""
+    LABELS: ClassVar[bool] = False
+    """Column letters and row numbers around the board (games whose log names squares)."""
     WIDTHS: ClassVar[tuple[int, ...]] = (4, 3, 2)
     HEIGHTS: ClassVar[tuple[int, ...]] = (1,)
     MARGIN: ClassVar[int] = 0
@@ -99,12 +102,13 @@ class GameScreen(Screen[None]):
                 margin=self.MARGIN,
                 reserve=self.SIDE,
                 chrome=self.CHROME + 2,
+                labels=self.LABELS,
                 id="grid",
             )
             yield Static(id="side")
         yield from self.compose_below()
         yield Static(id="msg")
-        yield StatusLine(self.KEYS)
+        yield StatusLine(self.KEYS if self.model.seat is not None else self.WATCH_KEYS)
 
     def compose_below(self) -> ComposeResult:
         """Extra rows under the board (Mathable's rack)."""
@@ -127,15 +131,22 @@ class GameScreen(Screen[None]):
         """The screen is up: draw it and start the clock redraws."""
         self.grid.cursor = self.cursor
         self.redraw()
-        self.set_interval(1.0, self.tick)
+        self.set_interval(1.0, self.every_second)
+
+    def every_second(self) -> None:
+        """The countdown of a quick-match room's bots, then the game's own clocks."""
+        if self.model.bots_in() is not None and self.query("#side"):
+            self.query_one("#side", Static).update(self.side())
+        self.tick()
 
     def fit(self, size: Size) -> None:
         """Drop the board's frame when the board and its panel would not fit."""
         rows, cols = self.shape()
+        left, top = (len(str(rows)) + 1, 1) if self.LABELS else (0, 0)
         span_r, span_c = rows + 2 * self.MARGIN, cols + 2 * self.MARGIN
         tight = (
-            size.height < span_r + 2 + self.CHROME
-            or size.width < span_c * self.WIDTHS[-1] + 2 + self.SIDE
+            size.height < span_r + top + 2 + self.CHROME
+            or size.width < span_c * self.WIDTHS[-1] + left + 2 + self.SIDE
         )
         self.set_class(tight, "-compact")
 
@@ -163,9 +174,28 @@ class GameScreen(Screen[None]):
                 if said.plain:
                     self.told.append(said)
             self.redraw()
+        if self.model.rejoin_due():
+            self.rejoin()
+
+    @work(group="rejoin")
+    async def rejoin(self) -> None:
+        """Updates were skipped: join again with the last seq; the answer comes as a Frame."""
+        conn = self.tapp.conn
+        if conn is None:
+            return
+        try:
+            await conn.rejoin(self.model.room)
+        except ServerError as exc:
+            self.tapp.refuse(exc.message, title=exc.code)
+        except (ConnectionLost, TimeoutError):
+            pass  # the reconnect rejoins every room anyway
 
     def took(self, msg: dict[str, Any]) -> None:
         """A new view arrived: subclasses reset selections or start an animation here."""
+
+    def forget(self) -> None:
+        """What the screen gathered from the updates before is no longer true (a replay
+        jumped): subclasses drop it here."""
 
     def redraw(self) -> None:
         if not self.query("#grid"):
@@ -176,7 +206,8 @@ class GameScreen(Screen[None]):
         grid.resize_board(rows, cols)
         r, c = self.cursor
         m = self.MARGIN
-        if not (-m <= r < rows + m and -m <= c < cols + m):
+        # A paused Match-It hides its board: the cursor waits where it was.
+        if grid.display and not (-m <= r < rows + m and -m <= c < cols + m):
             self.set_cursor((rows // 2, cols // 2))
         grid.refresh()
         self.query_one("#header", Static).update(self.header())
@@ -205,7 +236,9 @@ class GameScreen(Screen[None]):
         else:
             text.append(f"you: {self.tapp.player}")
         status = m.status
-        if status == "playing" and m.my_turn and self.seats() > 1:
+        if status == "playing" and m.paused:
+            text.append(f"  PAUSED: {self.pause_words(m.paused)}", style="bold reverse")
+        elif status == "playing" and m.my_turn and self.seats() > 1:
             text.append("  your turn", style="bold reverse")
         elif status != "playing":
             text.append(f"  {status}", style="bold")
@@ -237,15 +270,71 @@ class GameScreen(Screen[None]):
                 for i, n in zip(waiting, names, strict=True)
             )
             text.append(f"Waiting for {who or 'players'}\n", style="bold")
+            bots_in = self.model.bots_in()
             if self.model.code:
                 text.append(f"Private: share the code\n{self.model.code}\n")
+            elif bots_in is not None:
+                text.append(f"COMP players join in {int(bots_in + 0.999)} s\n", style="bold")
+                text.append("Others join by quick game.\n", style="dim")
             else:
                 text.append("Others join from the lobby.\n", style="dim")
+        return text
+
+    def paused_text(self) -> Text:
+        """The side panel's word on a game that stands still: why, and what resumes it."""
+        why = self.model.paused if self.model.status == "playing" else None
+        if why is None:
+            return Text()
+        text = Text(f"PAUSED: {self.pause_words(why)}\n", style="bold reverse")
+        if why == "player" and self.model.seat is not None:
+            text.append("p resumes\n", style="bold")
         return text
 
     def narrate(self) -> Text:
         """One line on what the last update did (from its events)."""
         return Text()
+
+    def said(self, ev: dict[str, Any]) -> tuple[str, str] | None:
+        """The events every game may send, in words, with their style; None for the others.
+
+        Pauses, stand-ins and undos are the room's business more than the game's:
+        the screens' own :meth:`narrate` hand them here.
+        """
+        kind, m = ev.get("e"), self.model
+        if kind == "paused":
+            why = str(ev.get("why") or "")
+            return f"The clock stops: {self.pause_words(why)}", "bold"
+        if kind == "resumed":
+            paused_for = _duration(float(ev.get("paused_for") or 0))
+            return f"The clock runs again, after {paused_for}", "bold"
+        if kind == "stand_in":
+            return f"COMP plays for {m.name(ev.get('seat'))}, who is away", "bold"
+        if kind == "stand_back":
+            return f"{m.name(ev.get('seat'))} is back and plays again", "bold"
+        if kind == "undone":
+            action = ev.get("action") or {}
+            what = self.undone(action) or str(action.get("do", "a move"))
+            return f"Took back {what} (undos: {ev.get('undos')}; not eligible for records)", "bold"
+        return None
+
+    def pause_words(self, why: str) -> str:
+        """Why the game stands still, in words (a room of several seats pauses only
+        when every player is away)."""
+        if why == "away" and self.seats() > 1:
+            return "every player is away"
+        if why == "player" and self.model.seat is not None:
+            return "you paused it"
+        return PAUSED_WHY.get(why, why)
+
+    def undone(self, action: dict[str, Any]) -> str:
+        """An undone action in words (``c6-b5``); subclasses name their moves."""
+        return ""
+
+    def undos_text(self, text: Text) -> None:
+        """The side panel's count of moves taken back, and what it costs."""
+        undos = int(self.view.get("undos") or 0)
+        if undos:
+            text.append(f"Undos {undos}: not eligible for records\n", style="bold")
 
     def paint(self, r: int, c: int, width: int) -> Paint:
         return Paint(".", "dim")
@@ -292,6 +381,10 @@ class GameScreen(Screen[None]):
             reason = "the game has not started"
         elif m.over:
             reason = "the game is over"
+        elif m.paused:
+            reason = f"the game is paused ({self.pause_words(m.paused)})"
+            if m.paused == "player":
+                reason += ": p resumes"
         elif not m.my_turn:
             reason = f"it is {m.name(m.to_move)}'s turn"
         if reason:
@@ -312,6 +405,23 @@ class GameScreen(Screen[None]):
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.label(), keys_of(self), self.ABOUT))
 
+    def action_undo(self) -> None:
+        """Take back the last move (the solo games): the game leaves the record tables."""
+        if self.can_act():
+            self.send({"do": "undo"})
+
+    def action_quit_game(self) -> None:
+        """End the game where it stands; its score counts."""
+        if self.can_act():
+            self.send({"do": "quit"})
+
+    def action_pause(self) -> None:
+        """Stop the clock (the board is hidden meanwhile), or start it again."""
+        if self.model.paused == "player" and self.model.seat is not None:
+            self.send({"do": "resume"})
+        elif self.can_act():
+            self.send({"do": "pause"})
+
     @work(exclusive=True, group="leave")
     async def action_leave(self) -> None:
         conn = self.tapp.conn
@@ -330,8 +440,22 @@ class GameScreen(Screen[None]):
             name = m.name(i) + ("~" if m.away(i) else "")
             text.append(f"{mark}{name[:12]:<12} {score:>5}\n", style="bold" if me else "")
 
-    @staticmethod
-    def seconds_left(deadline: float | None) -> int | None:
-        if deadline is None:
-            return None
-        return max(0, int(deadline - time.time() + 0.999))
+    def seconds_left(self, deadline: float | None) -> int | None:
+        """Whole seconds until the server's ``deadline``, on the server's clock (see
+        :class:`~tilehall.clients.model.ServerClock`): right on a machine whose clock is off."""
+        left = self.model.clock.left(deadline)
+        return None if left is None else int(left + 0.999)
+
+
+PAUSED_WHY = {
+    "away": "the player is away",
+    "player": "its player paused it",
+    "unwatched": "bots only, waiting for a spectator",
+}
+"""Why a game stands still (a view's or room summary's ``paused``), in words."""
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``: how long a pause lasted."""
+    whole = round(seconds)
+    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60} s"

@@ -17,9 +17,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widgets import Input, Static
-
-from clients.cli.games.base import GameScreen
-from clients.cli.widgets import StatusLine
+from tilehall.clients.cli.games.base import GameScreen
+from tilehall.clients.cli.widgets import StatusLine
 
 __all__ = ["GenericScreen", "format_view"]
 

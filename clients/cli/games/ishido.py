@@ -11,11 +11,9 @@ from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
-
-from clients.cli.games.base import GameScreen
-from clients.cli.look import stone
-from clients.cli.model import cell_name
-from clients.cli.widgets import Cell, Paint
+from tilehall.clients.cli.games.base import GameScreen
+from tilehall.clients.cli.look import cell_name, stone
+from tilehall.clients.cli.widgets import Cell, Paint
 
 __all__ = ["IshidoScreen"]
 
@@ -26,7 +24,7 @@ def _stone_name(st: list[int] | None, mono: bool) -> str:
 
 class IshidoScreen(GameScreen):
     LABEL = "Ishido"
-    KEYS = "arrows/hjkl move  space place  tab next legal  i help  ? keys  q leave"
+    KEYS = "space place  tab next legal  i help  u undo  Q end  ? keys  q leave"
     WIDTHS = (5, 4, 3)
     HEIGHTS = (2, 1)
     ABOUT = (
@@ -34,13 +32,16 @@ class IshidoScreen(GameScreen):
         "or symbol; 2: one by colour, one by symbol; 3: two by one, one by the other; 4 (a "
         "4-way): two by colour, two by symbol. Stones read as colour letter + symbol number "
         "(R3 = red, symbol 3). + marks where the stone may go; : is the outer ring (no "
-        "points). 'i' asks for the best square."
+        "points). 'i' asks for the best square. 'u' takes the last stone back (the game then "
+        "enters no record table); 'Q' ends the game where it stands."
     )
 
     BINDINGS = [
         Binding("tab", "next_legal(1)", "next square where the stone fits"),
         Binding("shift+tab", "next_legal(-1)", "previous square where the stone fits"),
         Binding("i", "hint", "help: the best square for this stone (counted)"),
+        Binding("u", "undo", "take the last stone back (not eligible for records)"),
+        Binding("Q", "quit_game", "end the game now (the score counts, no end bonus)"),
     ]
 
     def __init__(self, model: Any) -> None:
@@ -103,6 +104,7 @@ class IshidoScreen(GameScreen):
         text.append(f"4-ways {v.get('fourways', 0):>6}\n")
         text.append(f"Helps  {v.get('helps', 0):>6}\n")
         text.append(f"{v.get('scoring', '?')}, 4-way {v.get('four_way', '?')}\n", style="dim")
+        self.undos_text(text)
         last = v.get("last")
         if last:
             text.append(
@@ -114,7 +116,8 @@ class IshidoScreen(GameScreen):
             text.append(f"Fits on {fits} square{'s' if fits != 1 else ''}\n", style="dim")
         result = v.get("result")
         if result:
-            text.append("\nYOU WON!\n" if result.get("won") else "\nGame over\n", style="bold")
+            over = "Game over: you ended it" if result.get("reason") == "quit" else "Game over"
+            text.append("\nYOU WON!\n" if result.get("won") else f"\n{over}\n", style="bold")
             text.append(f"{result.get('left', 0)} left, end bonus {result.get('end_bonus', 0)}\n")
         text.append(f"\nCursor {cell_name(self.cursor)}", style="dim")
         return text
@@ -142,13 +145,22 @@ class IshidoScreen(GameScreen):
                 text.append(
                     f"All stones placed! Bonus {ev['bonus']}, score {ev['score']}", style="bold"
                 )
+            elif kind == "game_over" and ev.get("reason") == "quit":
+                text.append(f"Game ended: {ev['left']} left, score {ev['score']}", style="bold")
             elif kind == "game_over":
                 text.append(
                     f"{_stone_name(ev['stone'], self.mono)} fits nowhere: game over, "
                     f"{ev['left']} left, bonus {ev['bonus']}, score {ev['score']}",
                     style="bold",
                 )
+            elif (said := self.said(ev)) is not None:
+                text.append(f"{said[0]}  ", style=said[1])
         return text
+
+    def undone(self, action: dict[str, Any]) -> str:
+        if action.get("do") == "place":
+            return f"the stone on {cell_name(action['at'])}"
+        return ""
 
     # -- input ----------------------------------------------------------------------
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.timer import Timer
-
-from clients.cli.games.base import GameScreen
-from clients.cli.look import chip
-from clients.cli.model import RoomModel, cell_name
-from clients.cli.widgets import Cell, Paint
+from tilehall.clients.cli.games.base import GameScreen
+from tilehall.clients.cli.look import cell_name, chip
+from tilehall.clients.cli.widgets import Cell, Paint
+from tilehall.clients.model import RoomModel
 
 __all__ = ["LinesScreen"]
 
@@ -25,7 +25,7 @@ TRAIL_SECONDS = 1.5
 
 class LinesScreen(GameScreen):
     LABEL = "Lines"
-    KEYS = "arrows/hjkl move  space select / move here  ? keys  q leave"
+    KEYS = "arrows move  space select/move  u undo  Q end game  ? keys  q leave"
     WIDTHS = (4, 3, 2)
     HEIGHTS = (2, 1)
     ABOUT = (
@@ -33,8 +33,13 @@ class LinesScreen(GameScreen):
         "cells) to line up chips of one colour: a line as long as the minimum goes away and "
         "scores, and you move again. A move that scores nothing lets the computer throw new "
         "chips. Without colour, each colour is its own symbol. 'o' marks the path of the last "
-        "move, 'x' chips just removed."
+        "move, 'x' chips just removed. 'u' takes a move back (and the throw after it): the "
+        "game then no longer enters the record table. 'Q' ends the game; its score counts."
     )
+    BINDINGS = [
+        Binding("u", "undo", "take the last move back (not eligible for records)"),
+        Binding("Q", "quit_game", "end the game now (the score counts)"),
+    ]
 
     def __init__(self, model: RoomModel) -> None:
         super().__init__(model)
@@ -118,7 +123,9 @@ class LinesScreen(GameScreen):
             f"lines of {v.get('min_line')}, throws {v.get('throw')}\n",
             style="dim",
         )
-        if not v.get("eligible", True):
+        if v.get("undos"):
+            self.undos_text(text)
+        elif not v.get("eligible", True):
             text.append("not for the record table\n", style="dim")
         if v.get("warning"):
             text.append(f"{v['warning']}\n", style="bold")
@@ -129,9 +136,11 @@ class LinesScreen(GameScreen):
                 style="dim",
             )
         if self.model.over:
-            reason = {"no_room": "no room to throw", "board_full": "the board is full"}.get(
-                v.get("reason") or "", v.get("reason") or ""
-            )
+            reason = {
+                "no_room": "no room to throw",
+                "board_full": "the board is full",
+                "quit": "ended by the player",
+            }.get(v.get("reason") or "", v.get("reason") or "")
             text.append(f"\nGame over: {reason}\n", style="bold")
         if self.selected is not None:
             text.append(f"\nSelected {cell_name(self.selected)}")
@@ -152,7 +161,14 @@ class LinesScreen(GameScreen):
                 text.append(f"{len(ev['cells'])} new chips  ", style="dim")
             elif kind == "game_over":
                 text.append(f"Game over: score {ev['score']}", style="bold")
+            elif (said := self.said(ev)) is not None:
+                text.append(f"{said[0]}  ", style=said[1])
         return text
+
+    def undone(self, action: dict[str, Any]) -> str:
+        if action.get("do") == "move":
+            return f"{cell_name(action['from'])}-{cell_name(action['to'])}"
+        return ""
 
     # -- input ----------------------------------------------------------------------
 

@@ -6,14 +6,12 @@ Tiles are picture kinds ``0..kinds-1``; here they read as ``A``..``Z`` then
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
-
-from clients.cli.games.shisen import ShisenScreen, as_cell, path_cells
-from clients.cli.widgets import Cell
+from tilehall.clients.cli.games.shisen import ShisenScreen, as_cell, path_cells
+from tilehall.clients.cli.widgets import Cell
 
 __all__ = ["LinkSameScreen", "tile_label"]
 
@@ -49,19 +47,23 @@ def tile_label(kind: int) -> str:
 
 class LinkSameScreen(ShisenScreen):
     LABEL = "LinkSame"
-    KEYS = "space select  i hint(-10)  s shuffle(-20)  r restart stage  Q end  ? keys  q leave"
+    KEYS = "space select  i hint  s shuffle  r restart  u undo  p pause  Q end  ? q"
     ABOUT = (
         "Remove identical tiles in pairs joined by a path of at most three straight lines "
         "through empty squares or the margin (the shortest is drawn). From stage 1 on, the "
         "tiles slide after every pair, a different way in each stage. Timed mode: +1 a pair "
         "and a speed bonus for a pair within 10 s of the previous one; the shot clock takes "
         "a point every 10 s without a pair. A hint costs 10, a shuffle 20; restart puts the "
-        "stage's first board back with the score it started with."
+        "stage's first board back with the score it started with. 'u' takes the last pair "
+        "back (the game then enters no record table); 'p' pauses (the board is hidden) and "
+        "resumes."
     )
     BINDINGS = [
         Binding("i", "hint", "hint: show a pair that keeps the board clearable (-10)"),
         Binding("s", "shuffle", "shuffle the tiles (-20)"),
         Binding("r", "restart", "restart this stage"),
+        Binding("u", "undo", "take the last pair back (not eligible for records)"),
+        Binding("p", "pause", "pause the clock (the board is hidden) / resume"),
         Binding("Q", "quit_game", "end the game now"),
         Binding("escape", "deselect", "drop the selection"),
     ]
@@ -85,6 +87,7 @@ class LinkSameScreen(ShisenScreen):
     def side(self) -> Text:
         v = self.view
         text = self.waiting()
+        text.append_text(self.paused_text())
         timed = v.get("mode") == "timed"
         if timed:
             text.append(f"Score  {v.get('score', 0):>6}\n", style="bold")
@@ -94,23 +97,17 @@ class LinkSameScreen(ShisenScreen):
         movement = str(v.get("movement", ""))
         text.append(f"  {MOVEMENT.get(movement, movement)}\n", style="dim")
         text.append(f"Tiles  {v.get('tiles_left', 0):>6}\n")
-        shot = self.seconds("time_left")
+        shot = self.seconds("shot_deadline")
         if timed and shot is not None:
             text.append(f"Shot clock {shot:>3} s\n", style="bold" if shot <= 3 else "")
-        bonus = v.get("bonus_until")
-        if timed and bonus is not None and v.get("now") is not None:
-            window = bonus - v["now"]
-            left = self.countdown(window)
-            if left:
-                text.append(f"Speed bonus {left:>2} s\n", style="dim")
+        left = self.seconds_left(v.get("bonus_until"))
+        if timed and left and not self.model.over:
+            text.append(f"Speed bonus {left:>2} s\n", style="dim")
         text.append(f"{v.get('size', '')} {v.get('cols')}x{v.get('rows')}\n", style="dim")
         if self.model.over:
             text.append(f"\nGame over ({v.get('end')})\n", style="bold")
         self.status_text(text)
         return text
-
-    def countdown(self, seconds: float) -> int:
-        return max(0, int(seconds - (time.monotonic() - self.received) + 0.999))
 
     def narrate(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -141,6 +138,8 @@ class LinkSameScreen(ShisenScreen):
                 text.append(f"Stage {ev['stage'] + 1}: {MOVEMENT.get(ev['movement'], '')}  ")
             elif kind == "game_over":
                 text.append(f"Game over ({ev['reason']}): {ev['score']}", style="bold")
+            elif (said := self.said(ev)) is not None:
+                text.append(f"{said[0]}  ", style=said[1])
         return text
 
     def action_hint(self) -> None:
@@ -154,7 +153,3 @@ class LinkSameScreen(ShisenScreen):
     def action_restart(self) -> None:
         if self.can_act():
             self.send({"do": "restart"})
-
-    def action_quit_game(self) -> None:
-        if self.can_act():
-            self.send({"do": "quit"})

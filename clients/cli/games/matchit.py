@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
-
-from clients.cli.games.shisen import ShisenScreen
-from clients.cli.model import cell_name
-from clients.cli.widgets import Cell
+from tilehall.clients.cli.games.shisen import ShisenScreen
+from tilehall.clients.cli.look import cell_name
+from tilehall.clients.cli.widgets import Cell
 
 __all__ = ["MatchItScreen", "tile_label"]
 
@@ -40,7 +39,7 @@ def tile_label(kind: int) -> str:
 
 class MatchItScreen(ShisenScreen):
     LABEL = "Match-It"
-    KEYS = "space select  m matches(-4)  i help  g give up  Q end game  ? keys  q leave"
+    KEYS = "space select  m matches  i help  u undo  p pause  g give up  Q end  ? q"
     ABOUT = (
         "Remove tiles in pairs: select a tile, then an identical one (any flower matches any "
         "flower, any season any season) joined by a path of at most three straight lines "
@@ -50,12 +49,15 @@ class MatchItScreen(ShisenScreen):
         "of a sheet: time left, lives, helps, Pedigree P (never paired two different "
         "flowers/seasons), Internal I (margins never used). Tiles: 1d-9d dots, 1b-9b bamboo, "
         "1c-9c characters, Rd Gd Wd dragons, E S W N winds, Pl Or Ch Bm flowers, Sp Su Au Wi "
-        "seasons."
+        "seasons. 'u' takes the last pair back (the clock runs on; the game then enters no "
+        "record table); 'p' pauses (the sheet is hidden) and resumes."
     )
     BINDINGS = [
         Binding("m", "highlight", "mark all tiles matching the cursor's (-4)"),
         Binding("i", "help_pair", "help: remove a pair for me (uses a help)"),
         Binding("g", "giveup", "give up this sheet (costs a life)"),
+        Binding("u", "undo", "take the last pair back (not eligible for records)"),
+        Binding("p", "pause", "pause the clock (the sheet is hidden) / resume"),
         Binding("Q", "quit_game", "end the game now (the score counts)"),
         Binding("escape", "deselect", "drop the selection"),
     ]
@@ -73,8 +75,9 @@ class MatchItScreen(ShisenScreen):
     def side(self) -> Text:
         v = self.view
         text = self.waiting()
+        text.append_text(self.paused_text())
         text.append(f"Score {v.get('score', 0):>7}\n", style="bold")
-        left = self.seconds()
+        left = self.seconds("deadline")
         if left is not None:
             text.append(
                 f"Time  {left // 60:>4}:{left % 60:02d}\n", style="bold" if left < 30 else ""
@@ -126,6 +129,8 @@ class MatchItScreen(ShisenScreen):
                 text.append(f"Sheet {ev['level']}: {ev['sheet_time']} s  ")
             elif kind == "game_over":
                 text.append(f"Game over: {ev['score']} points, level {ev['level']}", style="bold")
+            elif (said := self.said(ev)) is not None:
+                text.append(f"{said[0]}  ", style=said[1])
         return text
 
     # -- input ----------------------------------------------------------------------
@@ -149,7 +154,3 @@ class MatchItScreen(ShisenScreen):
     def action_giveup(self) -> None:
         if self.can_act():
             self.send({"do": "giveup"})
-
-    def action_quit_game(self) -> None:
-        if self.can_act():
-            self.send({"do": "quit"})

@@ -2,7 +2,8 @@
 
 Play: pick a rack tile (``1``-``7``, ``tab``, or a click on the rack), move the
 cursor, press space to place it; ``e`` ends the turn. The server checks every
-equation; the screen only shows what it answers.
+equation; the screen only shows what it answers. What the other seats did since
+your last turn stays highlighted on the board and listed beside it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Label, Static
-
-from clients.cli.games.base import GameScreen
-from clients.cli.model import RoomModel, cell_name
-from clients.cli.widgets import Grid, Paint
+from tilehall.clients.cli.games.base import GameScreen
+from tilehall.clients.cli.look import cell_name
+from tilehall.clients.cli.widgets import Grid, Paint
+from tilehall.clients.mathable import Placement, Turn, TurnLog
+from tilehall.clients.model import RoomModel
 
 __all__ = ["MathableScreen"]
 
@@ -31,6 +33,10 @@ SQUARE_STYLE = {
     "/": "bold #ffffff on dark_green",
 }
 """Empty special squares; their labels (``3x``, ``+``...) carry the meaning without colour."""
+THIS_TURN = "bold #101010 on #e6d23c"
+"""Tiles placed in the turn going on."""
+RECENT = "bold #101010 on #8cc8f0"
+"""Tiles the other seats placed since the viewer's last turn (a spectator: the last turn)."""
 
 RACK = 7
 
@@ -38,6 +44,8 @@ RACK = 7
 class MathableScreen(GameScreen):
     LABEL = "Mathable"
     KEYS = "1-7/tab pick  space place  e end  d draw  x exchange  i hint  v quit vote  ? q"
+    WATCH_KEYS = "arrows/hjkl look around  u tiles left  ? help  q leave"
+    LABELS = True
     WIDTHS = (4, 3)
     SIDE = 30
     CHROME = 5
@@ -75,6 +83,10 @@ class MathableScreen(GameScreen):
         self.marked: set[int] | None = None
         """Rack indices marked for an exchange; None when not exchanging."""
         self.show_unseen = False
+        self.turns = TurnLog()
+        self.turns.feed(model.events)
+        self.hinted_tile: int | None = None
+        """The rack tile the last hint named, marked on the rack until the turn passes."""
 
     # -- layout ---------------------------------------------------------------------
 
@@ -85,8 +97,9 @@ class MathableScreen(GameScreen):
             yield Static(id="rack-note")
 
     def redraw_below(self) -> None:
-        self.query_one("#below").display = self.model.status != "waiting"
         owner = self.rack_owner()
+        # No rack to show: a spectator's once the game is over (nobody is to move).
+        self.query_one("#below").display = self.model.status != "waiting" and owner is not None
         label = "Rack " if owner == self.model.seat else f"{self.model.name(owner)[:8]} "
         self.query_one("#rack-label", Label).update(label)
         rack = self.query_one("#rack", Grid)
@@ -95,6 +108,8 @@ class MathableScreen(GameScreen):
         note = ""
         if self.marked is not None:
             note = f" exchange {len(self.marked)}: x swaps, esc cancels"
+        elif self.model.my_turn and self.hinted_tile is not None:
+            note = f" hint: the {self.hinted_tile} fits somewhere"
         elif self.model.my_turn and self.pick is None:
             note = " pick a tile: 1-7 or tab"
         self.query_one("#rack-note", Static).update(Text(note, style="italic"))
@@ -116,7 +131,16 @@ class MathableScreen(GameScreen):
         rack = self.rack() or []
         return rack[self.pick] if self.pick is not None and self.pick < len(rack) else None
 
+    def forget(self) -> None:
+        self.turns = TurnLog()
+
     def took(self, msg: dict[str, Any]) -> None:
+        self.turns.feed(self.model.events)
+        hint = self.model.event("hint")
+        if hint is not None:
+            self.hinted_tile = hint.get("tile")
+        if self.model.event("turn") or not self.model.my_turn:
+            self.hinted_tile = None
         if msg["t"] != "update" or self.model.event("placed") or self.model.event("turn"):
             self.pick = None
         if not self.model.my_turn:
@@ -136,12 +160,9 @@ class MathableScreen(GameScreen):
         if value is not None:
             placed = [tuple(cell) for cell in (self.view.get("turn") or {}).get("placed") or []]
             if (r, c) in placed:
-                return Paint(
-                    str(value), "bold underline" if self.mono else "bold #101010 on #e6d23c"
-                )
-            last = self.model.event("placed")
-            if last is not None and tuple(last["at"]) == (r, c):
-                return Paint(str(value), "bold underline")
+                return Paint(str(value), "bold underline" if self.mono else THIS_TURN)
+            if any((r, c) in turn.squares() for turn in self.recent()):
+                return Paint(str(value), "underline" if self.mono else RECENT)
             return Paint(str(value), "bold")
         if kind:
             return Paint(kind, "bold" if self.mono else SQUARE_STYLE.get(kind, ""))
@@ -157,6 +178,8 @@ class MathableScreen(GameScreen):
         if c >= len(rack):
             return Paint("", "")
         style = "bold #101010 on #e8e8e8" if not self.mono else "bold"
+        if rack[c] == self.hinted_tile and self.rack_owner() == self.model.seat:
+            style = "bold underline" if self.mono else THIS_TURN
         if self.marked is not None and c in self.marked:
             style = "bold reverse" if self.mono else "bold #ffffff on dark_red"
             return Paint(f"{rack[c]}x" if width > 3 else str(rack[c]), style)
@@ -170,10 +193,12 @@ class MathableScreen(GameScreen):
         sizes = v.get("rack_sizes") or []
         votes = set(v.get("quit_votes") or [])
         hinted = set(v.get("hinted") or [])
+        standins = [i for i in range(len(m.scores)) if m.stood_in(i)]
         for i, score in enumerate(m.scores):
             mark = ">" if m.to_move == i and m.status == "playing" else " "
             name = m.name(i) + ("~" if m.away(i) else "")
-            flags = ("Q" if i in votes else "") + ("h" if i in hinted else "")
+            flags = ("C" if i in standins else "") + ("Q" if i in votes else "")
+            flags += "h" if i in hinted else ""
             size = sizes[i] if i < len(sizes) else 0
             text.append(
                 f"{mark}{name[:11]:<11}{score:>5} {size}t {flags}\n",
@@ -181,8 +206,14 @@ class MathableScreen(GameScreen):
             )
         if m.status == "waiting":
             return text
+        text.append_text(self.paused_text())
+        if standins and not m.over:
+            who = ", ".join(m.name(i) for i in standins)
+            text.append(f"C = COMP plays for {who} (away)\n", style="bold")
         turn = v.get("turn") or {}
-        text.append(f"Bag {v.get('bag', 0)}  tiles left {len(v.get('unseen') or [])}\n")
+        bag, unseen = v.get("bag", 0), len(v.get("unseen") or [])
+        # With open racks the tiles left are the bag's own: one number says it.
+        text.append(f"Bag {bag}" + (f"  unseen {unseen}" if unseen != bag else "") + "\n")
         if m.status == "playing":
             text.append(f"Placed {len(turn.get('placed') or [])} this turn")
             if turn.get("draws"):
@@ -207,12 +238,60 @@ class MathableScreen(GameScreen):
         kind = self.square(self.cursor)
         text.append(f"Cursor {cell_name(self.cursor)}{' ' + kind if kind else ''}\n", style="dim")
         if self.show_unseen:
+            self.recent_text(text, self.side_room() - self.lines(text) - 3)
             text.append("Tiles left: " + " ".join(str(t) for t in v.get("unseen") or []))
-        else:
-            for i, rack in enumerate(racks):
-                if rack is not None and i != self.rack_owner():
-                    text.append(f"{m.name(i)[:8]}: {' '.join(str(t) for t in rack)}\n", style="dim")
+            return text
+        others = [
+            Text(f"{m.name(i)[:8]}: {' '.join(str(t) for t in rack)}\n", style="dim")
+            for i, rack in enumerate(racks)
+            if rack is not None and i != self.rack_owner()
+        ]
+        # The side panel must not grow past the board, or it pushes the rack and
+        # the messages off the screen: the last turns come first, then the racks.
+        room = self.side_room() - self.lines(text)
+        self.recent_text(text, room - min(1, len(others)))
+        for line in others:
+            if self.lines(text) + self.lines(line) <= self.side_room():
+                text.append_text(line)
         return text
+
+    def side_room(self) -> int:
+        """Lines the side panel may take: the board's height (no limit before the board shows)."""
+        grid = self.query("#grid")
+        if not grid or not grid.first().display or not grid.first().outer_size.height:
+            return 1000
+        return grid.first().outer_size.height
+
+    def lines(self, text: Text) -> int:
+        """Lines ``text`` takes in the side panel, once wrapped."""
+        side = self.query("#side")
+        width = (side.first().content_size.width if side else 0) or 30
+        return len(text.wrap(self.app.console, width)) - text.plain.endswith("\n")
+
+    def recent(self) -> list[Turn]:
+        """The turns to show: the others' since ours ended (watching: the last one)."""
+        return self.turns.since(self.model.seat)
+
+    def recent_text(self, text: Text, room: int) -> None:
+        """The turns since ours, within ``room`` lines: who, what it came to, each tile.
+
+        Tiles that do not fit are counted on one last line; the board shows them all.
+        """
+        style = "bold" if self.mono else "bold #8cc8f0"
+        for turn in self.recent():
+            if room < 1:
+                return
+            head = Text(f"{self.model.name(turn.seat)}: {turn.summary()}\n", style=style)
+            text.append_text(head)
+            room -= self.lines(head)
+            for n, p in enumerate(turn.placed):
+                left = len(turn.placed) - n
+                if room < (1 if left == 1 else 2):
+                    text.append(f" ... {left} more on the board\n", style="dim")
+                    room -= 1
+                    break
+                text.append(f" {cell_name(p.at):<3} {p.equation()} +{p.points}\n")
+                room -= 1
 
     def square(self, cell: tuple[int, int]) -> str:
         squares = self.view.get("squares") or []
@@ -230,7 +309,7 @@ class MathableScreen(GameScreen):
         for ev in m.events:
             kind, who = ev.get("e"), m.name(ev.get("seat"))
             if kind == "placed":
-                eqs = ", ".join(f"{ev['tile']}={q['a']}{q['op']}{q['b']}" for q in ev["equations"])
+                eqs = Placement.from_event(ev).equation()
                 extra = " +draw" if ev.get("draw_earned") else ""
                 where = cell_name(ev["at"])
                 parts.append((f"{who}: {ev['tile']} on {where} ({eqs}) +{ev['points']}{extra}", ""))
@@ -244,7 +323,7 @@ class MathableScreen(GameScreen):
                 tile = ev.get("tile")
                 parts.append(
                     (
-                        f"Hint: {tile} fits somewhere"
+                        f"Hint: the {tile} fits somewhere (marked on your rack)"
                         if tile is not None
                         else "Hint: nothing on your rack fits",
                         "bold",
@@ -264,6 +343,8 @@ class MathableScreen(GameScreen):
             elif kind == "game_over":
                 scores = " ".join(str(s) for s in ev.get("scores") or [])
                 parts.append((f"Game over ({ev['reason']}): {scores}", "bold"))
+            elif (said := self.said(ev)) is not None:
+                parts.append(said)
         for i, (part, style) in enumerate(parts):
             if i:
                 text.append("; ")

@@ -9,17 +9,16 @@ tiles have slid by then). Any key ends the moment early.
 
 from __future__ import annotations
 
-import time
 from itertools import pairwise
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
-
-from clients.cli.games.base import GameScreen
-from clients.cli.model import RoomModel, cell_name
-from clients.cli.widgets import Cell, Paint
+from tilehall.clients.cli.games.base import GameScreen
+from tilehall.clients.cli.look import cell_name
+from tilehall.clients.cli.widgets import Cell, Paint
+from tilehall.clients.model import RoomModel
 
 __all__ = ["ShisenScreen", "as_cell", "path_cells", "path_paint"]
 
@@ -89,7 +88,6 @@ class ShisenScreen(GameScreen):
         """The board as it was when the path was made; shown while the path is."""
         self.marked: set[Cell] = set()
         """Cells to point out (a hint's pair, highlighted matches)."""
-        self.received = time.monotonic()
         self._fade: Timer | None = None
         self._board_was: list[list[Any]] = [row[:] for row in self.view.get("board") or []]
 
@@ -105,7 +103,6 @@ class ShisenScreen(GameScreen):
         return self.before if self.before is not None else self.view.get("board") or []
 
     def took(self, msg: dict[str, Any]) -> None:
-        self.received = time.monotonic()
         removed = [ev for ev in self.model.events if ev.get("e") == "removed"]
         self.marked = self.marks()
         if removed and msg["t"] == "update":
@@ -140,12 +137,15 @@ class ShisenScreen(GameScreen):
             return value if isinstance(value, int) else None
         return None
 
-    def seconds(self, field: str = "time_left") -> int | None:
-        """A server countdown from the view, run down by the local clock since it came."""
-        value = self.view.get(field)
-        if value is None or self.model.over:
+    def seconds(self, deadline: str) -> int | None:
+        """A clock of the view: until its ``deadline`` field on the server's clock; while
+        paused (no deadline) the ``time_left`` that stands still; None once over."""
+        if self.model.over:
             return None
-        return max(0, int(value - (time.monotonic() - self.received) + 0.999))
+        if self.view.get(deadline) is None:
+            value = self.view.get("time_left")
+            return None if value is None else int(value + 0.999)
+        return self.seconds_left(self.view[deadline])
 
     def tick(self) -> None:
         if not self.model.over and self.query("#side"):
@@ -201,8 +201,14 @@ class ShisenScreen(GameScreen):
         self.selected = None
         self.redraw()
 
+    def undone(self, action: dict[str, Any]) -> str:
+        if action.get("do") == "pair":
+            return f"the pair {cell_name(action['a'])}+{cell_name(action['b'])}"
+        return "the help's pair" if action.get("do") == "help" else ""
+
     def status_text(self, text: Text) -> None:
         """The selection and cursor lines at the foot of the side panel."""
+        self.undos_text(text)
         if self.selected is not None:
             text.append(f"Selected {cell_name(self.selected)}\n")
         text.append(f"Cursor {cell_name(self.cursor)}", style="dim")

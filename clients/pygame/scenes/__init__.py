@@ -10,29 +10,29 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from clients.pygame.scenes.base import GameScene
+    from tilehall.clients.pygame.scenes.base import GameScene
 
 __all__ = ["SCENES", "scene_for"]
 
 SCENES: dict[str, str] = {
-    "ishido": "clients.pygame.scenes.ishido:IshidoScene",
-    "mathable": "clients.pygame.scenes.mathable:MathableScene",
-    "lines": "clients.pygame.scenes.lines:LinesScene",
-    "matchit": "clients.pygame.scenes.matchit:MatchItScene",
-    "linksame": "clients.pygame.scenes.linksame:LinkSameScene",
+    "ishido": "tilehall.clients.pygame.scenes.ishido:IshidoScene",
+    "mathable": "tilehall.clients.pygame.scenes.mathable:MathableScene",
+    "lines": "tilehall.clients.pygame.scenes.lines:LinesScene",
+    "matchit": "tilehall.clients.pygame.scenes.matchit:MatchItScene",
+    "linksame": "tilehall.clients.pygame.scenes.linksame:LinkSameScene",
 }
 
 
 def scene_for(game: str) -> type[GameScene]:
     """The scene class that draws ``game`` (the generic one if it has none)."""
-    target = SCENES.get(game, "clients.pygame.scenes.generic:GenericScene")
+    target = SCENES.get(game, "tilehall.clients.pygame.scenes.generic:GenericScene")
     module_name, _, class_name = target.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name != module_name:
             raise  # a real fault inside the scene, not a scene still to be written
-        module = importlib.import_module("clients.pygame.scenes.generic")
+        module = importlib.import_module("tilehall.clients.pygame.scenes.generic")
         class_name = "GenericScene"
     cls: type[GameScene] = getattr(module, class_name)
     return cls

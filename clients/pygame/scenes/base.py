@@ -12,21 +12,54 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import pygame
-
-from clients.pygame import draw as d
-from clients.pygame.model import Change, RoomModel
-from clients.pygame.widgets import Button
+from tilehall.clients.model import Change, RoomModel
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.widgets import Button
 
 if TYPE_CHECKING:
-    from clients.pygame.app import App
+    from tilehall.clients.pygame.app import App
 
-__all__ = ["GameScene", "Scene"]
+__all__ = ["PAUSED_WHY", "GameScene", "Scene", "draw_bar", "paused_why"]
 
 TOP = 48
 """Height of the top bar."""
 NOTICE = 30
 """Height of the notice line at the bottom."""
 PAD = 12
+CONFIRM = 3.0
+"""Seconds a costly button stays armed after a first press (a second one does it)."""
+PAUSED_WHY = {
+    "away": "its players are away",
+    "player": "its player paused it",
+    "unwatched": "nobody is watching",
+}
+"""Why a game stands still (``paused`` in views and summaries), as a player reads it."""
+
+
+def paused_why(why: str, seats: int) -> str:
+    """:data:`PAUSED_WHY` for a room of ``seats`` seats (a solo game's player is one)."""
+    if why == "away" and seats == 1:
+        return "its player is away"
+    return PAUSED_WHY.get(why, why)
+
+
+def draw_bar(surf: pygame.Surface, title: str, info: str, back: Button) -> None:
+    """The top bar of a screen that is not a game: a title, a dim line, and a way back."""
+    w = surf.get_width()
+    pygame.draw.rect(surf, (33, 38, 49), (0, 0, w, TOP))
+    pygame.draw.line(surf, d.PANEL_EDGE, (0, TOP - 1), (w, TOP - 1))
+    back.rect = pygame.Rect(w - 150 - PAD, 8, 150, TOP - 16)
+    back.draw(surf)
+    r = d.text(surf, title, (PAD, TOP // 2), size=30, colour=d.GOLD, anchor="midleft")
+    room = back.rect.x - 16 - (r.right + 16)
+    d.text(
+        surf,
+        info,
+        (r.right + 16, TOP // 2 + 2),
+        size=d.text_fit(info, max(40, room), 18),
+        colour=d.TEXT_DIM,
+        anchor="midleft",
+    )
 
 
 class Scene:
@@ -92,7 +125,10 @@ class GameScene(Scene):
         self.board_area = pygame.Rect(0, 0, 0, 0)
         self.panel_rect = pygame.Rect(0, 0, 0, 0)
         self.notice_rect = pygame.Rect(0, 0, 0, 0)
+        self.buttons_top = 0
         self._size = (0, 0)
+        self.confirm: tuple[str, float] | None = None
+        """A costly button pressed once: which, and when (a second press confirms)."""
 
     # -- input -------------------------------------------------------------------------
 
@@ -105,6 +141,16 @@ class GameScene(Scene):
         """True when this client holds a seat and the game is on."""
         return self.model.seat is not None and self.model.status == "playing"
 
+    @property
+    def seats(self) -> int:
+        """How many seats the room has."""
+        return max(len(self.model.scores), len((self.model.summary or {}).get("seats") or []))
+
+    @property
+    def active(self) -> bool:
+        """True when this client may act now: :attr:`playing`, and play is not paused."""
+        return self.playing and not self.model.paused
+
     def send(self, action: dict[str, Any]) -> None:
         """Send an action for our seat (spectators only get told they cannot)."""
         if self.model.seat is None:
@@ -116,6 +162,27 @@ class GameScene(Scene):
         self.app.net.request({"t": "leave", "room": self.model.room})
         self.app.to_lobby()
 
+    def confirmed(self, what: str) -> bool:
+        """Whether this press of the costly button ``what`` is the second one in a row."""
+        now = time.monotonic()
+        if self.confirm is not None and self.confirm[0] == what and now - self.confirm[1] < CONFIRM:
+            self.confirm = None
+            return True
+        self.confirm = (what, now)
+        return False
+
+    def confirming(self, what: str) -> bool:
+        """Whether ``what`` was pressed once and waits for its second press."""
+        return (
+            self.confirm is not None
+            and self.confirm[0] == what
+            and time.monotonic() - self.confirm[1] < CONFIRM
+        )
+
+    def undo(self) -> None:
+        """Take back the last move (solo games); the server says when there is none."""
+        self.send({"do": "undo"})
+
     def handle_event(self, ev: pygame.event.Event) -> None:
         if ev.type == pygame.VIDEORESIZE:
             return
@@ -124,20 +191,39 @@ class GameScene(Scene):
                 return
         if ev.type == pygame.MOUSEBUTTONDOWN and ev.button in (1, 3):
             self.click(ev.pos, ev.button)
+        elif ev.type == pygame.MOUSEBUTTONUP and ev.button in (1, 3):
+            self.release(ev.pos, ev.button)
         elif ev.type == pygame.MOUSEMOTION:
             self.hover(ev.pos)
 
     def click(self, pos: tuple[int, int], button: int) -> None:
         """A mouse press on the board area (button 1 left, 3 right)."""
 
+    def release(self, pos: tuple[int, int], button: int) -> None:
+        """A mouse button went up (the end of a drag)."""
+
     def hover(self, pos: tuple[int, int]) -> None:
         """The mouse moved."""
+
+    def on_snapshot(self, events: list[dict[str, Any]]) -> None:
+        """A snapshot replaced the view (a rejoin); ``events`` are the updates it says we missed."""
 
     def on_change(self, change: Change) -> None:
         """An update arrived (the model already holds the new view)."""
         for ev in change.events:
-            if ev.get("e") == "game_over" or ev.get("e") == "won":
+            e = ev.get("e")
+            if e == "game_over" or e == "won":
                 self.notice("The game is over.", d.GOLD)
+            elif e == "undone":
+                n = ev.get("undos", 0)
+                self.notice(
+                    f"Taken back ({n} undo{'s' * (n != 1)}): this game is off the records.",
+                    d.GOLD,
+                )
+            elif e == "paused":
+                self.notice(f"Paused: {paused_why(str(ev.get('why')), self.seats)}.", d.GOLD)
+            elif e == "resumed":
+                self.notice(f"Play goes on (it stood still {ev.get('paused_for', 0):.0f} s).")
 
     def handle_message(self, msg: dict[str, Any]) -> None:
         if msg.get("t") == "chat":
@@ -172,6 +258,9 @@ class GameScene(Scene):
     def draw(self, surf: pygame.Surface) -> None:
         self._size = surf.get_size()
         self.update_buttons()
+        if self.model.seat is None:
+            for b in self.buttons:  # a spectator has no move to make: no controls at all
+                b.visible = False
         self.layout(self._size)
         surf.fill(d.BG)
         self.draw_top(surf)
@@ -185,6 +274,8 @@ class GameScene(Scene):
             b.draw(surf)
         if self.model.status == "over":
             self.draw_over(surf)
+        elif self.model.status == "playing" and self.model.paused:
+            self.draw_paused(surf, self.model.paused)
         self.draw_notice(surf, self.notice_rect)
 
     def update_buttons(self) -> None:
@@ -219,25 +310,94 @@ class GameScene(Scene):
             return "waiting for players", d.GOLD
         if status == "over":
             return "game over", d.GOLD
+        if self.model.paused:
+            return "paused", d.GOLD
         to_move = self.view.get("to_move")
         if to_move is None:
             return "", d.TEXT
         if to_move == self.model.seat:
             return "your move", d.GOOD
+        if self.model.stood_in(to_move):
+            return f"{self.model.seat_name(to_move)} to move (a COMP stands in)", d.GOLD
         return f"{self.model.seat_name(to_move)} to move", d.TEXT
 
     def draw_waiting(self, surf: pygame.Surface, area: pygame.Rect) -> None:
         waiting = self.view.get("waiting_for") or []
         names = ", ".join(self.model.seat_name(s) for s in waiting) or "players"
-        d.text(surf, "Waiting for " + names, area.center, size=34, colour=d.GOLD, anchor="center")
+        line = "Waiting for " + names
         d.text(
             surf,
-            "The game starts when every seat is taken.",
-            (area.centerx, area.centery + 36),
-            size=20,
+            line,
+            area.center,
+            size=d.text_fit(line, area.w - 20, 34),
+            colour=d.GOLD,
+            anchor="center",
+        )
+        bots_in = self.model.bots_in()
+        if bots_in is None:
+            d.text(
+                surf,
+                "The game starts when every seat is taken.",
+                (area.centerx, area.centery + 36),
+                size=20,
+                colour=d.TEXT_DIM,
+                anchor="center",
+            )
+            return
+        # A quick game: the seconds until COMP players come, large, as a clock would show them.
+        d.text(
+            surf,
+            f"{bots_in:.0f}",
+            (area.centerx, area.centery + 100),
+            size=96,
+            colour=d.TEXT,
+            anchor="center",
+        )
+        line = (
+            "seconds until COMP players take the open seats"
+            if bots_in >= 0.5
+            else "COMP players are taking the open seats..."
+        )
+        d.text(
+            surf,
+            line,
+            (area.centerx, area.centery + 156),
+            size=d.text_fit(line, area.w - 20, 22),
             colour=d.TEXT_DIM,
             anchor="center",
         )
+        d.text(
+            surf,
+            "Quick game: anyone who asks for this game now sits down here.",
+            (area.centerx, area.centery + 36),
+            size=d.text_fit(
+                "Quick game: anyone who asks for this game now sits down here.", area.w - 20, 20
+            ),
+            colour=d.TEXT_DIM,
+            anchor="center",
+        )
+
+    def draw_paused(self, surf: pygame.Surface, why: str) -> None:
+        """A banner over the board while play stands still, saying why."""
+        reason = paused_why(why, self.seats)
+        hint = ""
+        if why == "player" and self.model.seat is not None:
+            hint = "Press Resume to go on."
+        elif why == "away" and self.model.seat is None:
+            hint = "It goes on when a player is back."
+        a = self.board_area
+        box = pygame.Rect(0, 0, min(a.w - 40, 420), 96 if hint else 70)
+        box.center = a.center
+        shade = pygame.Surface(box.size, pygame.SRCALPHA)
+        pygame.draw.rect(shade, (20, 24, 32, 225), shade.get_rect(), border_radius=14)
+        surf.blit(shade, box)
+        pygame.draw.rect(surf, d.GOLD, box, width=2, border_radius=14)
+        d.text(surf, "Paused", (box.centerx, box.y + 24), size=34, colour=d.GOLD, anchor="center")
+        d.text(surf, reason, (box.centerx, box.y + 52), size=22, anchor="center")
+        if hint:
+            d.text(
+                surf, hint, (box.centerx, box.y + 76), size=19, colour=d.TEXT_DIM, anchor="center"
+            )
 
     def draw_over(self, surf: pygame.Surface) -> None:
         """A banner over the board with the final scores."""
@@ -276,6 +436,15 @@ class GameScene(Scene):
 
     def draw_panel(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
         """The game's numbers, above the buttons, inside ``rect``."""
+
+    def draw_undos(self, surf: pygame.Surface, x: int, y: int, w: int) -> int:
+        """The moves taken back, and what that costs; returns the next row's y."""
+        undos = int(self.view.get("undos") or 0)
+        y = self.stat(surf, x, y, w, "undos", undos, d.BAD if undos else d.TEXT)
+        if undos:
+            d.text(surf, "not eligible for records", (x, y), size=18, colour=d.BAD)
+            y += 22
+        return y
 
     def stat(
         self,

@@ -10,9 +10,8 @@ import json
 from typing import Any
 
 import pygame
-
-from clients.pygame import draw as d
-from clients.pygame.scenes.base import GameScene
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.base import GameScene
 
 __all__ = ["GenericScene"]
 

@@ -13,11 +13,10 @@ import time
 from typing import Any
 
 import pygame
-
-from clients.pygame import draw as d
-from clients.pygame.model import Change
-from clients.pygame.scenes.base import GameScene
-from clients.pygame.widgets import Button
+from tilehall.clients.model import Change
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.base import GameScene
+from tilehall.clients.pygame.widgets import Button
 
 __all__ = ["INNER_FILL", "LEGAL_FILL", "RING_FILL", "STONE_COLOURS", "IshidoScene", "stone"]
 
@@ -113,7 +112,9 @@ class IshidoScene(GameScene):
     def __init__(self, app: Any, model: Any) -> None:
         super().__init__(app, model)
         self.help_button = Button("Help", self.ask_help, key=pygame.K_h)
-        self.buttons = [self.help_button]
+        self.undo_button = Button("Undo", self.undo, key=pygame.K_u)
+        self.quit_button = Button("Quit", self.quit, tone=(88, 62, 66))
+        self.buttons = [self.help_button, self.undo_button, self.quit_button]
         self.grid = d.Grid(pygame.Rect(0, 0, 1, 1), ROWS, COLS)
         self.hint: tuple[int, int] | None = None
         self.hover_cell: tuple[int, int] | None = None
@@ -123,6 +124,12 @@ class IshidoScene(GameScene):
 
     def ask_help(self) -> None:
         self.send({"do": "help"})
+
+    def quit(self) -> None:
+        if self.confirmed("quit"):
+            self.send({"do": "quit"})
+        else:
+            self.notice("Press Quit again to end the game here (no end bonus).", d.GOLD)
 
     def click(self, pos: tuple[int, int], button: int) -> None:
         cell = self.grid.at(pos)
@@ -149,13 +156,19 @@ class IshidoScene(GameScene):
                     f"Placed: {ev['points']} points{extra}.",
                     d.GOLD if ev.get("fourway") else d.TEXT_DIM,
                 )
+            elif e == "game_over" and ev.get("reason") == "quit":
+                self.notice(f"Quit: the game ends with {ev['score']} points.", d.GOLD)
             elif e == "game_over":
                 self.notice("This stone fits nowhere: the game is over.", d.GOLD)
+            elif e == "undone":
+                self.hint = None
             elif e == "won":
                 self.notice("Every stone is placed!", d.GOLD)
 
     def update_buttons(self) -> None:
-        self.help_button.enabled = self.playing
+        self.help_button.enabled = self.undo_button.enabled = self.playing
+        self.quit_button.enabled = self.playing
+        self.quit_button.toggled = self.confirming("quit")
 
     # -- drawing ------------------------------------------------------------------------
 
@@ -199,7 +212,9 @@ class IshidoScene(GameScene):
         x, y, w = rect.x, rect.y, rect.w
         d.text(surf, "Current stone", (x, y), size=24, colour=d.GOLD)
         y += 32
-        side = min(110, w // 2)
+        # The stone gives way first when the window is short: the numbers under it must show.
+        room = self.buttons_top - y - 8 * 26 - 22 * 3 - 16
+        side = max(40, min(110, w // 2, room))
         box = pygame.Rect(x + (w - side) // 2, y, side, side)
         current = self.view.get("current")
         if current is not None:
@@ -216,6 +231,7 @@ class IshidoScene(GameScene):
         y = self.stat(surf, x, y, w, "stones left", v.get("left", 0))
         y = self.stat(surf, x, y, w, "helps used", v.get("helps", 0))
         y = self.stat(surf, x, y, w, "squares open", len(v.get("legal") or []))
+        y = self.draw_undos(surf, x, y, w)
         y += 6
         d.text(
             surf,

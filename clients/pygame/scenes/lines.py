@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pygame
-
-from clients.pygame import draw as d
-from clients.pygame.model import Change
-from clients.pygame.scenes.base import GameScene
+from tilehall.clients.model import Change
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.base import GameScene
+from tilehall.clients.pygame.widgets import Button
 
 __all__ = ["CHIP_COLOURS", "EMPTY_FILL", "LinesScene", "chip"]
 
@@ -79,6 +79,20 @@ class LinesScene(GameScene):
         self.selected: tuple[int, int] | None = None
         self.grid = d.Grid(pygame.Rect(0, 0, 1, 1), 9, 9)
         self.playback: Playback | None = None
+        self.undo_button = Button("Undo", self.undo, key=pygame.K_u)
+        self.quit_button = Button("Quit", self.quit, tone=(88, 62, 66))
+        self.buttons = [self.undo_button, self.quit_button]
+
+    def quit(self) -> None:
+        if self.confirmed("quit"):
+            self.send({"do": "quit"})
+        else:
+            self.notice("Press Quit again to end the game here (its score counts).", d.GOLD)
+
+    def update_buttons(self) -> None:
+        self.undo_button.enabled = self.playing and int(self.view.get("moves") or 0) > 0
+        self.quit_button.enabled = self.playing
+        self.quit_button.toggled = self.confirming("quit")
 
     @property
     def board(self) -> list[list[int]]:
@@ -123,6 +137,8 @@ class LinesScene(GameScene):
                     if path and (r, c) == path[-1]:
                         was = colour
                     removed[(r, c)] = thrown.get((r, c)) or was or colour
+            elif e == "game_over" and ev.get("reason") == "quit":
+                self.notice(f"Quit: the game ends with {ev['score']} points.", d.GOLD)
             elif e == "game_over":
                 self.notice(f"No room left: the game is over ({ev['score']} points).", d.GOLD)
         if points:
@@ -224,7 +240,8 @@ class LinesScene(GameScene):
         )
         d.text(surf, rules, (x, y), size=d.text_fit(rules, w, 18), colour=d.TEXT_DIM)
         y += 24
-        if not v.get("eligible", True):
+        y = self.draw_undos(surf, x, y, w)
+        if not v.get("eligible", True) and not v.get("undos"):
             d.text(surf, "not for the record table", (x, y), size=18, colour=d.TEXT_DIM)
             y += 24
         if v.get("warning"):
@@ -237,12 +254,16 @@ class LinesScene(GameScene):
             )
             y += 24
         y += 10
+        if self.model.seat is None:
+            return  # a spectator (or a replay) has nothing to click
         for line in ("Click a chip, then an empty cell", "it can reach. Right click: let go."):
             d.text(surf, line, (x, y), size=18, colour=d.TEXT_DIM)
             y += 22
 
     def over_title(self) -> str:
         reason = (self.view.get("result") or {}).get("reason") or self.view.get("reason")
-        return {"no_room": "No room left", "board_full": "The board is full"}.get(
-            str(reason), "Game over"
-        )
+        return {
+            "no_room": "No room left",
+            "board_full": "The board is full",
+            "quit": "Game over: quit",
+        }.get(str(reason), "Game over")

@@ -13,10 +13,9 @@ import time
 from typing import Any
 
 import pygame
-
-from clients.pygame import draw as d
-from clients.pygame.scenes.shisen import ShisenScene
-from clients.pygame.widgets import Button
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.shisen import ShisenScene
+from tilehall.clients.pygame.widgets import Button
 
 __all__ = ["PICTURE_COLOURS", "LinkSameScene", "picture"]
 
@@ -93,7 +92,9 @@ class LinkSameScene(ShisenScene):
         self.buttons = [
             self.hint_button,
             self.shuffle_button,
+            self.undo_button,
             self.restart_button,
+            self.pause_button,
             self.quit_button,
         ]
         self.dismissed: Any = None
@@ -152,8 +153,9 @@ class LinkSameScene(ShisenScene):
         timed = self.timed
         self.hint_button.label = "Hint (-10)" if timed else "Hint"
         self.shuffle_button.label = "Shuffle (-20)" if timed else "Shuffle"
-        for b in self.buttons:
-            b.enabled = self.playing
+        for b in (self.hint_button, self.shuffle_button, self.restart_button, self.quit_button):
+            b.enabled = self.active
+        super().update_buttons()
         self.quit_button.toggled = time.monotonic() - self.quit_at < 3
 
     def draw_board(self, surf: pygame.Surface, area: pygame.Rect) -> None:
@@ -167,13 +169,8 @@ class LinkSameScene(ShisenScene):
 
     def seconds_to(self, key: str) -> float | None:
         """Seconds from now to the view's server time ``key`` (None when it has none)."""
-        at, now = self.view.get(key), self.view.get("now")
-        if at is None or now is None:
-            return None
-        left = float(at) - time.time()
-        if abs(left - (float(at) - float(now))) > 60:  # our clock is not the server's
-            left = float(at) - float(now)
-        return max(0.0, left)
+        at = self.view.get(key)
+        return None if at is None else self.model.clock.left(float(at))
 
     def draw_panel(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
         v = self.view
@@ -209,14 +206,15 @@ class LinkSameScene(ShisenScene):
                     f"{shot:.0f} s",
                     d.BAD if shot < 3 else d.TEXT,
                 )
-        y += 8
-        d.text(
-            surf,
-            "Timed mode" if timed else "Practice mode (no clock, no score)",
-            (x, y),
-            size=19,
-            colour=d.TEXT_DIM,
-        )
+        y = self.draw_undos(surf, x, y, w) + 8
+        if y + 20 <= self.buttons_top:  # a short window keeps the numbers, not this
+            d.text(
+                surf,
+                "Timed mode" if timed else "Practice mode (no clock, no score)",
+                (x, y),
+                size=19,
+                colour=d.TEXT_DIM,
+            )
 
     def over_title(self) -> str:
         return "All stages cleared!" if self.view.get("end") == "completed" else "Game over"

@@ -2,8 +2,10 @@
 
 Everything shown comes from the server: the games and their options from
 ``welcome.games``, the rooms from ``rooms`` (asked again every few seconds while
-the lobby is open), the tables from ``scores``. The create form holds only the
-choices the player is making.
+the lobby is open), the tables from ``scores``, the player's ratings from
+``welcome.ratings`` and then ``leaderboard`` (asked each time the lobby opens,
+since a game just played moves them). The create form holds only the choices the
+player is making; Quick game sends its game and seat count as a ``match``.
 """
 
 from __future__ import annotations
@@ -13,21 +15,31 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pygame
-
-from clients.pygame import draw as d
-from clients.pygame.scenes.base import PAD, Scene
-from clients.pygame.widgets import Button, TextField
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.base import PAD, Scene
+from tilehall.clients.pygame.widgets import Button, TextField
 
 if TYPE_CHECKING:
-    from clients.pygame.app import App
+    from tilehall.clients.pygame.app import App
 
-__all__ = ["LobbyScene", "NameScene", "OptionControl"]
+__all__ = ["LobbyScene", "NameScene", "OptionControl", "rating_text"]
 
 ROOMS_EVERY = 2.0
 """Seconds between two ``rooms`` requests while the lobby is shown."""
 TOP = 56
 ROW = 46
+ROW_PITCH = 38
+"""Pixels from one create-form row to the next, when the window has the room."""
+FORM_TOP = 50
+FORM_BOTTOM = 96
+"""The create form's title above its rows, and the private switch and Create below them."""
+SCORES_MIN = 150
+"""The high-scores panel's height kept under the create form: its title and a few rows."""
 SEAT_CHOICES = ("open seat", "COMP easy", "COMP normal", "COMP hard")
+GAME_PITCH = 46
+"""Pixels from one game button to the next, when the games panel has the room."""
+PRIVATE_H = 106
+"""The private-room part of the games panel: its title, the code field and two buttons."""
 
 
 class OptionControl:
@@ -118,6 +130,9 @@ class LobbyScene(Scene):
         self.code_join = Button("Join", lambda: self.join_code(self.code_field.text.strip()))
         self.code_watch = Button("Watch", self.watch_code)
         self.rename = Button("Change name", self.change_name)
+        self.history_button = Button("My games", self.open_history)
+        self.quick_button = Button("Quick game", self.quick, tone=(46, 96, 122))
+        self.leaderboard_button = Button("Leaderboard", self.open_leaderboard)
         self.table_button = Button("table", self.next_table)
         self.players_buttons: list[Button] = []
         self.game_buttons: dict[str, Button] = {}
@@ -139,6 +154,11 @@ class LobbyScene(Scene):
         if self.game is None and self.app.lobby.games:
             self.select(self.app.lobby.games[0]["name"])
         self.ask_rooms()
+        for g in self.app.lobby.games:  # ratings as they are now: a game may just have ended
+            if g.get("rated"):
+                self.app.net.request(
+                    {"t": "leaderboard", "game": g["name"], "limit": 1}, tag="rating"
+                )
 
     def handle_message(self, msg: dict[str, Any]) -> None:
         t = msg.get("t")
@@ -156,7 +176,7 @@ class LobbyScene(Scene):
 
     def ask_rooms(self) -> None:
         self.asked_rooms = time.monotonic()
-        self.app.net.request({"t": "rooms"})
+        self.app.net.request({"t": "rooms", "limit": 200})
 
     def update(self, now: float) -> None:
         if self.app.online and now - self.asked_rooms > ROOMS_EVERY:
@@ -223,6 +243,37 @@ class LobbyScene(Scene):
         if self.game is not None:
             self.app.net.request(self.create_request())
 
+    def match_request(self) -> dict[str, Any]:
+        """The ``match`` of Quick game: the game, and the seat count chosen in the form.
+
+        The form's options are not sent: a quick game is met by whoever asks for
+        the same game, so it keeps the defaults everyone else gets.
+        """
+        assert self.game is not None
+        msg: dict[str, Any] = {"t": "match", "game": self.game}
+        spec = self.app.lobby.game(self.game) or {}
+        if int(spec.get("max_seats", 1)) > 1:
+            msg["seats"] = self.players
+        return msg
+
+    def quick(self) -> None:
+        if self.game is not None:
+            self.app.net.request(self.match_request(), tag="match")
+
+    def open_history(self) -> None:
+        from tilehall.clients.pygame.scenes.history import HistoryScene
+
+        self.app.scene = HistoryScene(self.app)
+
+    def open_leaderboard(self) -> None:
+        from tilehall.clients.pygame.scenes.ratings import LeaderboardScene
+
+        if self.game is not None:
+            self.app.scene = LeaderboardScene(self.app, self.game)
+
+    def rated(self, game: str | None) -> bool:
+        return bool((self.app.lobby.game(game or "") or {}).get("rated"))
+
     def join_code(self, code: str) -> None:
         if code:
             self.app.net.join_code(code)
@@ -250,6 +301,7 @@ class LobbyScene(Scene):
 
     def widgets(self) -> list[Any]:
         out: list[Any] = [self.code_field, self.code_join, self.code_watch, self.rename]
+        out += [self.history_button, self.quick_button, self.leaderboard_button]
         out += list(self.game_buttons.values())
         for c in self.controls:
             out += c.buttons
@@ -281,7 +333,8 @@ class LobbyScene(Scene):
         middle = pygame.Rect(left.right + PAD, TOP + PAD, right.x - left.right - 2 * PAD, left.h)
         self.draw_games(surf, left)
         self.draw_rooms(surf, middle)
-        form_h = min(right.h // 2 + 60, self.form_height())
+        # The form takes the room it needs; the high scores keep a few rows when they can.
+        form_h = min(right.h, self.form_height(), max(right.h - SCORES_MIN, self.form_height(30)))
         self.draw_form(surf, pygame.Rect(right.x, right.y, right.w, form_h))
         self.draw_scores(
             surf, pygame.Rect(right.x, right.y + form_h + PAD, right.w, right.h - form_h - PAD)
@@ -303,14 +356,6 @@ class LobbyScene(Scene):
         pygame.draw.rect(surf, (33, 38, 49), (0, 0, w, TOP))
         pygame.draw.line(surf, d.PANEL_EDGE, (0, TOP - 1), (w, TOP - 1))
         r = d.text(surf, "TILEHALL", (PAD + 4, TOP // 2), size=40, colour=d.GOLD, anchor="midleft")
-        d.text(
-            surf,
-            "tile games together",
-            (r.right + 12, TOP // 2 + 4),
-            size=20,
-            colour=d.TEXT_DIM,
-            anchor="midleft",
-        )
         online = self.app.online
         dot = d.GOOD if online else d.BAD
         if online:
@@ -318,9 +363,25 @@ class LobbyScene(Scene):
         else:
             who = self.app.offline_reason or f"connecting to {self.app.url} ..."
         self.rename.rect = pygame.Rect(w - PAD - 130, 12, 130, TOP - 24)
-        self.rename.enabled = online
+        self.history_button.rect = pygame.Rect(self.rename.rect.x - 8 - 110, 12, 110, TOP - 24)
+        self.rename.enabled = self.history_button.enabled = online
         self.rename.draw(surf)
-        r = d.text(surf, who, (self.rename.rect.x - 16, TOP // 2), size=20, anchor="midright")
+        self.history_button.draw(surf)
+        right = self.history_button.rect.x - 16
+        tagline = "tile games together"
+        room = right - r.right - 12 - 24  # the dot and its gap
+        who_w = d.font(20).size(who)[0]
+        if who_w + d.font(20).size(tagline)[0] + 24 <= room:  # the tagline only where it fits
+            d.text(
+                surf,
+                tagline,
+                (r.right + 12, TOP // 2 + 4),
+                size=20,
+                colour=d.TEXT_DIM,
+                anchor="midleft",
+            )
+        size = d.text_fit(who, room, 20)
+        r = d.text(surf, who, (right, TOP // 2), size=size, anchor="midright")
         d.aa_circle(surf, (r.x - 12, TOP // 2), 6, dot)
 
     def draw_games(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
@@ -328,17 +389,34 @@ class LobbyScene(Scene):
         x, y = rect.x + PAD, rect.y + PAD
         d.text(surf, "Games", (x, y), size=26, colour=d.GOLD)
         y += 34
-        for g in self.app.lobby.games:
+        private_y = rect.bottom - PAD - PRIVATE_H
+        games = self.app.lobby.games
+        # Buttons close up (never below 30 px apart) rather than run into the private room.
+        pitch = max(30, min(GAME_PITCH, (private_y - PAD - y) // max(1, len(games))))
+        mouse = pygame.mouse.get_pos()
+        for g in games:
             b = self.game_buttons.get(g["name"])
             if b is None:
                 b = self.game_buttons[g["name"]] = Button(g["title"], self._selector(g["name"]))
             b.toggled = g["name"] == self.game
-            b.rect = pygame.Rect(x, y, rect.w - 2 * PAD, 38)
+            b.rect = pygame.Rect(x, y, rect.w - 2 * PAD, pitch - 8)
             b.draw(surf)
-            y += 46
-        if not self.app.lobby.games:
+            rating = self.app.lobby.ratings.get(g["name"]) if g.get("rated") else None
+            if rating is not None:
+                d.text(
+                    surf,
+                    f"{rating['rating']:.0f}",
+                    (b.rect.right - 8, b.rect.centery),
+                    size=max(12, min(18, b.rect.h // 2)),
+                    colour=d.GOLD,
+                    anchor="midright",
+                )
+                if b.rect.collidepoint(mouse):
+                    self.hover_doc = f"Your {g['title']} rating: {rating_text(rating)}."
+            y += pitch
+        if not games:
             d.text(surf, "waiting for the server", (x, y), size=18, colour=d.TEXT_DIM)
-        y = rect.bottom - 150
+        y = private_y
         d.text(surf, "Private room", (x, y), size=24, colour=d.GOLD)
         self.code_field.rect = pygame.Rect(x, y + 30, rect.w - 2 * PAD, 34)
         self.code_field.draw(surf)
@@ -352,11 +430,7 @@ class LobbyScene(Scene):
         d.panel(surf, rect)
         x, y = rect.x + PAD, rect.y + PAD
         d.text(surf, "Rooms", (x, y), size=26, colour=d.GOLD)
-        rooms = list(self.app.lobby.rooms)
-        listed = {r["room"] for r in rooms}
-        for mine in self.app.lobby.my_rooms:
-            if mine not in listed:
-                rooms.insert(0, {"room": mine, "game": "", "seats": [], "status": "yours"})
+        rooms = self.app.lobby.ordered()
         d.text(
             surf,
             f"{len(rooms)} room" + ("" if len(rooms) == 1 else "s"),
@@ -373,13 +447,9 @@ class LobbyScene(Scene):
         surf.set_clip(self.rooms_rect)
         self.room_rows = []
         if not rooms:
-            d.text(
-                surf,
-                "No rooms yet: make one on the right.",
-                (x, y + 10),
-                size=21,
-                colour=d.TEXT_DIM,
-            )
+            for i, line in enumerate(("No rooms yet:", "make one on the right.")):
+                size = d.text_fit(line, rect.w - 2 * PAD, 21)
+                d.text(surf, line, (x, y + 10 + 24 * i), size=size, colour=d.TEXT_DIM)
         for i, room in enumerate(rooms):
             row = pygame.Rect(rect.x + 6, y + i * ROW - self.scroll, rect.w - 12, ROW - 4)
             if row.bottom < self.rooms_rect.y or row.y > self.rooms_rect.bottom:
@@ -389,7 +459,8 @@ class LobbyScene(Scene):
         surf.set_clip(clip)
 
     def draw_room(self, surf: pygame.Surface, row: pygame.Rect, room: dict[str, Any]) -> None:
-        mine = room["room"] in self.app.lobby.my_rooms
+        mine = room["room"] in self.app.lobby.mine
+        listed = room.get("listed", True)  # a private room of mine is only its id
         fill = (47, 55, 70) if not mine else (52, 64, 58)
         pygame.draw.rect(surf, fill, row, border_radius=8)
         rid = room["room"]
@@ -405,7 +476,7 @@ class LobbyScene(Scene):
         bh = row.h - 12
         watch.rect = pygame.Rect(row.right - 84, row.y + 6, 78, bh)
         join.rect = pygame.Rect(watch.rect.x - 90, row.y + 6, 84, bh)
-        watch.visible = room.get("status") != "yours"
+        watch.visible = listed
         join.draw(surf)
         watch.draw(surf)
         title = self.app.lobby.title(room["game"]) if room.get("game") else "your room"
@@ -433,7 +504,7 @@ class LobbyScene(Scene):
             size=d.text_fit(info, width, 18),
             colour=d.TEXT_DIM,
         )
-        status = room.get("status", "")
+        status = room.get("status", "") if listed else "yours"
         colour = {"waiting": d.GOLD, "playing": d.GOOD}.get(status, d.TEXT_DIM)
         d.text(
             surf, status, (join.rect.x - 10, row.centery), size=19, colour=colour, anchor="midright"
@@ -450,9 +521,12 @@ class LobbyScene(Scene):
                 out.append(f"{name.replace('_', ' ')} {shown}")
         return ", ".join(out)
 
-    def form_height(self) -> int:
-        n = len(self.controls) + (self.players - 1) + (1 if self.seat_buttons else 0)
-        return 50 + 38 * n + 96
+    def form_rows(self) -> int:
+        return len(self.controls) + (self.players - 1) + (1 if self.seat_buttons else 0)
+
+    def form_height(self, pitch: int = ROW_PITCH) -> int:
+        """The form's height with rows ``pitch`` pixels apart: title, rows, private, create."""
+        return FORM_TOP + pitch * self.form_rows() + FORM_BOTTOM
 
     def draw_form(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
         d.panel(surf, rect)
@@ -465,15 +539,18 @@ class LobbyScene(Scene):
         y += 38
         inner_w = rect.w - 2 * PAD
         mouse = pygame.mouse.get_pos()
+        # Rows close up (never below 30 px) rather than slide under the buttons below them.
+        rows = max(1, self.form_rows())
+        pitch = max(30, min(ROW_PITCH, (rect.h - FORM_TOP - FORM_BOTTOM) // rows))
         for c in self.controls:
-            row = pygame.Rect(x, y, inner_w, 36)
+            row = pygame.Rect(x, y, inner_w, pitch - 2)
             c.layout(row)
             c.draw(surf, row)
             if row.collidepoint(mouse) and c.spec.get("doc"):
                 self.hover_doc = f"{c.name}: {c.spec['doc']}"
-            y += 38
+            y += pitch
         if self.players_buttons:
-            row = pygame.Rect(x, y, inner_w, 36)
+            row = pygame.Rect(x, y, inner_w, pitch - 2)
             d.text(surf, "players", (x, row.centery), size=21, colour=d.TEXT, anchor="midleft")
             hh = row.h - 6
             self.players_buttons[0].rect = pygame.Rect(row.right - 3 * hh - 40, row.y + 3, hh, hh)
@@ -482,25 +559,36 @@ class LobbyScene(Scene):
                 b.draw(surf)
             mid = (self.players_buttons[0].rect.right + self.players_buttons[1].rect.left) // 2
             d.text(surf, str(self.players), (mid, row.centery), size=24, anchor="center")
-            y += 38
+            y += pitch
             for i, b in enumerate(self.seat_buttons[: self.players - 1], start=2):
                 d.text(
                     surf,
                     f"player {i}",
-                    (x + 14, y + 18),
+                    (x + 14, y + pitch // 2 - 1),
                     size=20,
                     colour=d.TEXT_DIM,
                     anchor="midleft",
                 )
-                b.rect = pygame.Rect(x + inner_w - 3 * 30 - 40, y + 3, 3 * 30 + 40, 30)
+                b.rect = pygame.Rect(x + inner_w - 3 * 30 - 40, y + 3, 3 * 30 + 40, pitch - 8)
                 b.draw(surf)
-                y += 38
+                y += pitch
         y = rect.bottom - PAD - 84
         self.private.rect = pygame.Rect(x, y, inner_w, 36)
         self.private.draw(surf)
-        self.create_button.enabled = self.app.online
-        self.create_button.rect = pygame.Rect(x, y + 44, inner_w, 40)
+        self.create_button.enabled = self.quick_button.enabled = self.app.online
+        half = (inner_w - 8) // 2
+        self.create_button.rect = pygame.Rect(x, y + 44, half, 40)
+        self.quick_button.rect = pygame.Rect(x + half + 8, y + 44, inner_w - half - 8, 40)
         self.create_button.draw(surf)
+        self.quick_button.draw(surf)
+        if self.quick_button.rect.collidepoint(mouse):
+            if self.players > 1:
+                self.hover_doc = (
+                    f"Quick game: join {self.players}-player {self.app.lobby.title(self.game)} "
+                    "players waiting (default options); COMP players fill the seats after 30 s."
+                )
+            else:
+                self.hover_doc = "Quick game: a new game with the default options, at once."
 
     def _players(self, by: int, lo: int, hi: int) -> None:
         self.players = max(lo, min(hi, self.players + by))
@@ -517,8 +605,24 @@ class LobbyScene(Scene):
         self.table_button.rect = pygame.Rect(rect.right - PAD - 160, y - 2, 160, 30)
         self.table_button.draw(surf)
         y += 38
+        rated = self.rated(self.game)
+        self.leaderboard_button.visible = rated
+        if rated and y + 30 <= rect.bottom:
+            rating = self.app.lobby.ratings.get(self.game or "")
+            self.leaderboard_button.rect = pygame.Rect(rect.right - PAD - 116, y - 4, 116, 28)
+            self.leaderboard_button.enabled = self.app.online
+            self.leaderboard_button.draw(surf)
+            room = self.leaderboard_button.rect.x - x - 8
+            line = "your rating " + (rating_text(rating) if rating else "-")
+            if rating and d.font(20).size(line)[0] > room:  # the short form in a narrow window
+                line = f"rating {rating['rating']:.0f} ±{rating['rd']:.0f}"
+            size = d.text_fit(line, room, 20)
+            d.text(surf, line, (x, y + 10), size=size, colour=d.GOLD, anchor="midleft")
+            y += 34
+        elif rated:
+            self.leaderboard_button.rect = pygame.Rect(0, 0, 0, 0)
         entries = sc.get("entries") or []
-        if not entries:
+        if not entries and y + 20 <= rect.bottom:
             d.text(surf, "No scores yet.", (x, y), size=20, colour=d.TEXT_DIM)
         me = self.app.lobby.player
         for i, e in enumerate(entries[:10]):
@@ -538,15 +642,28 @@ class LobbyScene(Scene):
             y += 25
 
 
-class NameScene(Scene):
-    """Ask for a player name: the first time, or when the server refused ours."""
+def rating_text(rating: dict[str, Any]) -> str:
+    """A rating as a player reads it: ``1643 ±72 (18 games)``."""
+    n = int(rating.get("games") or 0)
+    return f"{rating['rating']:.0f} ±{rating['rd']:.0f} ({n} game{'s' * (n != 1)})"
 
-    def __init__(self, app: App, reason: str) -> None:
+
+class NameScene(Scene):
+    """Ask for a player name: at the start, to change it, or when the server refused ours.
+
+    Args:
+        reason: why we ask again (the server's refusal), shown on the notice line.
+        suggested: the name to offer (the remembered one at the start); by
+            default the name we play under now.
+    """
+
+    def __init__(self, app: App, reason: str, *, suggested: str | None = None) -> None:
         super().__init__(app)
-        self.field = TextField(
-            app.lobby.player or "", placeholder="your name", limit=24, on_enter=self.go
-        )
+        offer = suggested if suggested is not None else app.lobby.player or ""
+        self.remembered = suggested or ""
+        self.field = TextField(offer, placeholder="your name", limit=24, on_enter=self.go)
         self.field.focused = True
+        pygame.key.start_text_input()
         self.ok = Button("Play", lambda: self.go(self.field.text.strip()), tone=(46, 110, 74))
         if reason:
             self.notice(reason, d.BAD)
@@ -566,11 +683,14 @@ class NameScene(Scene):
         box.center = (w // 2, h // 2)
         d.panel(surf, box)
         d.text(surf, "TILEHALL", (box.centerx, box.y + 36), size=46, colour=d.GOLD, anchor="center")
+        welcome = "Choose a player name"
+        if self.remembered and self.field.text.strip() == self.remembered:
+            welcome = f"Welcome back: Enter plays as {self.remembered}"
         d.text(
             surf,
-            "Choose a player name",
+            welcome,
             (box.centerx, box.y + 76),
-            size=22,
+            size=d.text_fit(welcome, box.w - 40, 22),
             colour=d.TEXT_DIM,
             anchor="center",
         )

@@ -16,10 +16,9 @@ import time
 from typing import Any
 
 import pygame
-
-from clients.pygame import draw as d
-from clients.pygame.scenes.shisen import ShisenScene
-from clients.pygame.widgets import Button
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.shisen import ShisenScene
+from tilehall.clients.pygame.widgets import Button
 
 __all__ = ["KINDS", "MatchItScene", "mahjong"]
 
@@ -136,29 +135,25 @@ class MatchItScene(ShisenScene):
         self.help_button = Button("HELP", lambda: self.send({"do": "help"}), key=pygame.K_h)
         self.giveup_button = Button("New sheet", self.give_up)
         self.quit_button = Button("QUIT", self.quit, tone=(88, 62, 66))
-        self.buttons = [self.help_button, self.quit_button, self.giveup_button]
-        self.confirm: tuple[str, float] | None = None
-        """A costly button pressed once: which, and when (a second press confirms)."""
+        self.buttons = [
+            self.help_button,
+            self.undo_button,
+            self.giveup_button,
+            self.pause_button,
+            self.quit_button,
+        ]
         self.miss: tuple[tuple[int, int], tuple[int, int], float] | None = None
 
     # -- actions -----------------------------------------------------------------------
 
-    def _confirmed(self, what: str) -> bool:
-        now = time.monotonic()
-        if self.confirm is not None and self.confirm[0] == what and now - self.confirm[1] < 3:
-            self.confirm = None
-            return True
-        self.confirm = (what, now)
-        return False
-
     def quit(self) -> None:
-        if self._confirmed("quit"):
+        if self.confirmed("quit"):
             self.send({"do": "quit"})
         else:
             self.notice("Press QUIT again to end the game.", d.GOLD)
 
     def give_up(self) -> None:
-        if self._confirmed("giveup"):
+        if self.confirmed("giveup"):
             self.send({"do": "giveup"})
         else:
             self.notice("Giving up this sheet costs a life: press again to do it.", d.GOLD)
@@ -169,7 +164,7 @@ class MatchItScene(ShisenScene):
     def right_click(self, cell: tuple[int, int] | None) -> None:
         if self.selected is not None:
             self.selected = None
-        elif cell is not None and self.tile_at(cell) is not None and self.playing:
+        elif cell is not None and self.tile_at(cell) is not None and self.active:
             self.send({"do": "highlight", "at": list(cell)})
 
     def on_change(self, change: Any) -> None:
@@ -199,15 +194,13 @@ class MatchItScene(ShisenScene):
                 self.notice(f"A life lost ({why}): {ev['lives']} left, a new sheet.", d.BAD)
 
     def update_buttons(self) -> None:
+        super().update_buttons()
         helps = self.view.get("helps")
         self.help_button.label = f"HELP ({helps})" if helps is not None else "HELP"
-        self.help_button.enabled = self.playing and helps != 0
-        self.quit_button.enabled = self.giveup_button.enabled = self.playing
-        confirming = (
-            self.confirm[0] if self.confirm and time.monotonic() - self.confirm[1] < 3 else None
-        )
-        self.quit_button.toggled = confirming == "quit"
-        self.giveup_button.toggled = confirming == "giveup"
+        self.help_button.enabled = self.active and helps != 0
+        self.quit_button.enabled = self.giveup_button.enabled = self.active
+        self.quit_button.toggled = self.confirming("quit")
+        self.giveup_button.toggled = self.confirming("giveup")
 
     # -- drawing ------------------------------------------------------------------------
 
@@ -219,19 +212,17 @@ class MatchItScene(ShisenScene):
                 pygame.draw.rect(surf, d.BAD, rect, width=3, border_radius=5)
 
     def time_left(self) -> float | None:
-        """Seconds left on the sheet: the server's deadline against our clock.
+        """Seconds left on the sheet: the server's deadline on the server's clock.
 
-        The deadline is the server's wall-clock time; when our clock disagrees
-        wildly, count down from the view's ``time_left`` instead.
+        While paused there is no deadline, and the view's ``time_left`` is what
+        the pause kept.
         """
         v = self.view
         if v.get("end") is not None or self.model.status != "playing":
             return None
-        deadline, sheet = v.get("deadline"), float(v.get("sheet_time") or 400)
+        deadline = v.get("deadline")
         if deadline is not None:
-            left = float(deadline) - time.time()
-            if -5 <= left <= sheet + 5:
-                return max(0.0, left)
+            return self.model.clock.left(float(deadline))
         told = v.get("time_left")
         return None if told is None else float(told)
 
@@ -251,12 +242,15 @@ class MatchItScene(ShisenScene):
             )
         y = self.stat(surf, x, y, w, "tiles left", v.get("tiles_left", "-"))
         y = self.stat(surf, x, y, w, "sheets cleared", v.get("sheets", 0))
+        y = self.draw_undos(surf, x, y, w)
         y += 12
         for line in (
             "Left click: select, pair.",
             "Right click: let go, or",
             "show all matches (-4).",
         ):
+            if y + 22 > self.buttons_top or self.model.seat is None:  # the numbers come first
+                break
             d.text(surf, line, (x, y), size=18, colour=d.TEXT_DIM)
             y += 22
 

@@ -16,10 +16,10 @@ import time
 from typing import Any
 
 import pygame
-
-from clients.pygame import draw as d
-from clients.pygame.model import Change
-from clients.pygame.scenes.base import GameScene
+from tilehall.clients.model import Change
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.base import GameScene
+from tilehall.clients.pygame.widgets import Button
 
 __all__ = ["FELT", "PATH_COLOUR", "TILE_FACE", "ShisenScene", "find_path_event"]
 
@@ -40,10 +40,16 @@ def find_path_event(events: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 class ShisenScene(GameScene):
-    """A Shisen-Sho board: select two tiles, see the extraction path, hint paths."""
+    """A Shisen-Sho board: select two tiles, see the extraction path, hint paths.
+
+    Both games take back a pair (Undo) and stop their clock on request (Pause,
+    then Resume): the buttons are made here, and each game puts them among its own.
+    """
 
     def __init__(self, app: Any, model: Any) -> None:
         super().__init__(app, model)
+        self.undo_button = Button("Undo", self.undo, key=pygame.K_u)
+        self.pause_button = Button("Pause", self.toggle_pause, key=pygame.K_p)
         self.selected: Cell | None = None
         self.grid = d.Grid(pygame.Rect(0, 0, 1, 1), 1, 1, margin=1.0)
         self.path: list[Cell] = []
@@ -90,12 +96,23 @@ class ShisenScene(GameScene):
 
     # -- input -------------------------------------------------------------------------
 
+    def toggle_pause(self) -> None:
+        """Pause the clock, or resume a pause (only the player's own pause can be resumed)."""
+        self.send({"do": "resume" if self.model.paused else "pause"})
+
+    def update_buttons(self) -> None:
+        paused = self.model.paused
+        self.undo_button.enabled = self.active
+        self.pause_button.label = "Resume" if paused else "Pause"
+        self.pause_button.toggled = bool(paused)
+        self.pause_button.enabled = self.playing and paused in (None, "player")
+
     def click(self, pos: tuple[int, int], button: int) -> None:
         cell = self.grid.at(pos)
         if button == 3:
             self.right_click(cell)
             return
-        if cell is None or not self.playing or self.tile_at(cell) is None:
+        if cell is None or not self.active or self.tile_at(cell) is None:
             return
         if self.selected is None:
             self.selected = cell

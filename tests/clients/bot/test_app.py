@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
+import sys
 from pathlib import Path
 
 import pytest
-
-from clients.bot.app import main, parse_args
-from clients.config import load_identity
+from tilehall.clients.bot.app import main, parse_args
+from tilehall.clients.config import load_identity
+from tilehall.clients.connection import Connection, ServerError
 
 
 @pytest.fixture(autouse=True)
@@ -39,19 +42,56 @@ async def test_plays_games_and_prints_json(url: str, capsys: pytest.CaptureFixtu
     assert summary["best_score"] == max(g["score"] for g in games)
 
 
+async def _rival(url: str, room: str) -> None:
+    """Eve takes seat 1 of a Mathable room and passes every turn, never voting to quit."""
+    async with Connection(url, name="eve") as eve:
+        view = (await eve.join(room, 1))["view"]
+        while view["status"] != "over":
+            if view["status"] == "playing" and view["to_move"] == 1:
+                with contextlib.suppress(ServerError):
+                    await eve.act(room, {"do": "end"})
+            msg = await eve.next_pushed(20)
+            if msg.get("room") == room and msg["t"] in ("update", "_rejoined"):
+                view = msg["view"]
+
+
+async def _room_announced(capsys: pytest.CaptureFixture[str]) -> str:
+    """The room a bot with an open seat names on stderr, for others to join."""
+    for _ in range(200):
+        await asyncio.sleep(0.05)
+        err = capsys.readouterr().err
+        if "--room " in err:
+            return err.split("--room ")[1].split()[0]
+    raise AssertionError("the bot named no room")
+
+
 async def test_max_moves_ends_endless_games(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Match-It never ends under a good bot: the cap quits it (a real end, with a result);
-    Lines has no quit, so the game is left where it stands."""
+    Lines and Ishido are quit the same way, where they stand. Only a game our quit does not
+    end (another player's Mathable vote is missing) is left where it stands."""
     code = await _run(["--url", url, "--game", "matchit", "--max-moves", "6", "--json"])
     assert code == 0
     [game, summary] = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert game["status"] == "over" and game["moves"] == 6
     assert game["result"] is not None and summary["summary"]["over"] == 1
 
-    code = await _run(["--url", url, "--game", "lines", "--max-moves", "4", "--json"])
-    assert code == 0
+    for name in ("lines", "ishido"):
+        argv = ["--url", url, "--game", name, "--level", "greedy" if name == "ishido" else "normal"]
+        assert await _run([*argv, "--max-moves", "4", "--json"]) == 0
+        [game, summary] = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        assert (game["status"], game["stopped"], game["moves"]) == ("over", "max_moves", 4)
+        assert game["result"]["reason"] == "quit"
+        assert summary["summary"]["over"] == 1 and summary["summary"]["capped"] == 0
+
+    owner = asyncio.create_task(
+        _run(["--url", url, "--game", "mathable", "--level", "easy", "--vs", "open",
+              "--max-moves", "1", "--json"])
+    )  # fmt: skip
+    rival = asyncio.create_task(_rival(url, await _room_announced(capsys)))
+    assert await owner == 0
+    rival.cancel()
     [game, summary] = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert game["status"] == "capped" and game["moves"] == 4
+    assert game["status"] == "capped" and game["moves"] == 1
     assert summary["summary"]["capped"] == 1 and summary["summary"]["abandoned"] == 0
 
 
@@ -103,3 +143,133 @@ def test_options_are_typed() -> None:
         parse_args(["--game", "ishido", "--option", "nonsense"])
     with pytest.raises(SystemExit):
         parse_args(["--seat", "1"])
+
+
+async def test_a_new_name_plays_a_room_found_by_its_id(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The game comes from the room list; the hello that read it also took the name."""
+    async with Connection(url, name="host") as host:
+        small = {"width": 5, "height": 5, "min_line": 6}
+        made = await host.request(
+            {"t": "create", "game": "lines", "options": small, "seats": [None]}
+        )
+    assert await _run(["--url", url, "--room", made["room"], "--name", "dee", "--json"]) == 0
+    [game] = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert (game["game"], game["status"], game["room"]) == ("lines", "over", made["room"])
+    assert load_identity(f"{url}#bot:dee")[0] == "dee"
+
+
+async def test_a_game_the_server_does_not_have(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert await _run(["--url", url, "--game", "chess"]) == 2
+    err = capsys.readouterr().err
+    assert "no game 'chess'" in err and "ishido" in err
+
+
+async def test_the_summary_agrees_with_the_games(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game stopped at --max-moves is neither 'finished' nor 'given up', and says how it ended."""
+    assert await _run(["--url", url, "--game", "matchit", "--max-moves", "6"]) == 0
+    game, summary = capsys.readouterr().out.splitlines()
+    assert game.endswith("stopped at --max-moves: quit") and "GAVE UP" not in game
+    assert summary.startswith("1 game: 0 played to the end, 1 stopped at --max-moves, 0 given up;")
+
+    argv = ["--url", url, "--game", "lines", "--max-moves", "3", "--games", "2"]
+    assert await _run(argv) == 0
+    *games, summary = capsys.readouterr().out.splitlines()  # Lines is quit: no room left open
+    assert len(games) == 2 and all(g.endswith("stopped at --max-moves: quit") for g in games)
+    assert summary.startswith("2 games: 0 played to the end, 2 stopped at --max-moves, 0 given up")
+
+    argv = ["--url", url, "--game", "mathable", "--level", "easy", "--vs", "open"]
+    owner = asyncio.create_task(_run([*argv, "--max-moves", "1"]))
+    rival = asyncio.create_task(_rival(url, await _room_announced(capsys)))
+    assert await owner == 0
+    rival.cancel()
+    game, summary, left = capsys.readouterr().out.splitlines()
+    assert "left the room, which plays on without us (our quit did not end it)" in game
+    assert summary.startswith("1 game: 0 played to the end, 1 stopped at --max-moves, 0 given up")
+    room = game.split(" room ")[1].split()[0]
+    assert left == (
+        f"1 room still playing without us (the other players have not voted to quit): {room}"
+    )
+
+    argv = ["--url", url, "--game", "ishido", "--level", "greedy", "--json"]
+    assert await _run(argv) == 0
+    game, summary = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert game["stopped"] is None and game["status"] == "over"
+    assert summary["summary"]["finished"] == 1 and summary["summary"]["stopped"] == 0
+
+
+async def test_mathable_at_max_moves_votes_to_quit(url: str, server, capsys) -> None:
+    """Against COMP our vote is every human seat's: the game ends rather than wait for us."""
+    argv = ["--url", url, "--game", "mathable", "--level", "easy", "--max-moves", "2", "--json"]
+    assert await _run(argv) == 0
+    game, summary = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert (game["status"], game["stopped"]) == ("over", "max_moves")
+    assert game["result"]["reason"] == "quit"
+    assert summary["summary"]["stopped"] == 1 and summary["summary"]["left_open"] == []
+
+
+@pytest.mark.parametrize("which", ["matchit", "lines"])
+async def test_ctrl_c_prints_the_summary_and_quits_the_game(url: str, server, which: str) -> None:
+    """Progress on stderr while it plays; on SIGINT the game under way is quit and counted
+    (Lines too, whose quit came later: its game used to be left playing)."""
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tilehall.clients.bot", "--url", url, "--game", which,
+        "--games", "2", "--progress", "0.2",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert bot.stderr is not None and bot.stdout is not None
+    line = ""
+    while "playing room" not in line:  # a strong Match-It bot plays on until stopped
+        line = (await asyncio.wait_for(bot.stderr.readline(), 20)).decode()
+        assert line, "the bot ended without a progress line"
+    assert line.startswith("tilehall-bot: ") and "0/2 done; playing room r" in line
+    room = line.split("playing room ")[1].split()[0]
+    bot.send_signal(signal.SIGINT)
+    out, _ = await asyncio.wait_for(bot.communicate(), 20)
+    assert bot.returncode == 130
+    lines = out.decode().splitlines()
+    assert len(lines) == 2, lines
+    game, summary = lines
+    assert f"room {room} seat 0" in game and game.endswith("interrupted: quit")
+    assert summary.startswith("1 of 2 games: 0 played to the end, 1 interrupted, 0 given up")
+    assert server.lobby.rooms[room].engine.view(0)["status"] == "over"
+
+
+async def test_quick_match_instead_of_create(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--match: the server seats us; with nobody else about, COMP players fill the seats."""
+    argv = ["--url", url, "--game", "mathable", "--level", "easy", "--match", "--seats", "3"]
+    assert await _run([*argv, "--bots-after", "0", "--max-moves", "2", "--json"]) == 0
+    game, summary = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert game["seat"] == 0 and len(game["scores"]) == 3
+    assert (game["status"], game["stopped"]) == ("over", "max_moves")
+    assert summary["summary"]["over"] == 1
+
+    # Two bots asking for the same kind of game meet in one room. The first to stop leaves
+    # on its turn: a stand-in finishes it at once, so the other's turn comes.
+    argv = ["--url", url, "--game", "mathable", "--level", "easy", "--match", "--seats", "2",
+            "--bots-after", "30", "--option", "standin_after=1", "--max-moves", "1",
+            "--json"]  # fmt: skip
+    first = asyncio.create_task(_run(argv))
+    await asyncio.sleep(0.5)
+    second = asyncio.create_task(_run(argv))
+    assert await first == 0 and await second == 0
+    games = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    played = [g for g in games if "room" in g]
+    assert len(played) == 2 and played[0]["room"] == played[1]["room"]
+    assert sorted(g["seat"] for g in played) == [0, 1]
+
+
+def test_match_options_are_checked() -> None:
+    with pytest.raises(SystemExit):
+        parse_args(["--game", "mathable", "--seats", "3"])  # --seats goes with --match
+    with pytest.raises(SystemExit):
+        parse_args(["--game", "mathable", "--match", "--vs", "COMP"])
+    with pytest.raises(SystemExit):
+        parse_args(["--game", "mathable", "--match", "--parallel", "2"])
+    a = parse_args(["--game", "mathable", "--match", "--seats", "4", "--bots-after", "5"])
+    assert (a.match, a.seats, a.bots_after) == (True, 4, 5)

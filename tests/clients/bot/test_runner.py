@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from clients.bot import Bot, GameResult, level_bot, play_games, play_seat, run
-from clients.connection import Connection
-from server.app import Server
-from server.bots import bot_levels
-from server.games import all_games
+from tilehall.clients.bot import Bot, GameResult, level_bot, play_games, play_seat, run
+from tilehall.clients.connection import Connection
+from tilehall.server.app import Server
+from tilehall.server.bots import bot_levels
+from tilehall.server.games import all_games
 
 SMALL: dict[str, dict[str, Any]] = {
     # Small boards where a game has them, so that a whole game takes seconds.

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
+from tilehall.clients.cli.app import TilehallApp
+from tilehall.clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
+from tilehall.clients.cli.lobby import CodeScreen, LobbyScreen, NameScreen, ScoresScreen
+from tilehall.clients.cli.widgets import Choice, StatusLine
+from tilehall.clients.config import load_identity, save_identity
+from tilehall.clients.connection import Connection
 
-from clients.cli.app import TilehallApp
-from clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
-from clients.cli.lobby import CodeScreen, LobbyScreen, NameScreen, ScoresScreen
-from clients.cli.widgets import Choice, StatusLine
-from clients.config import load_identity, save_identity
-from clients.connection import Connection
 from tests.clients.cli.util import app_for, create_room, screen_of, text_of, until
 
 
@@ -144,10 +144,35 @@ async def test_scores_show_tables_entries_and_mine(url):
         entries = scores.query_one("#entries", DataTable)
         await until(pilot, lambda: entries.row_count == 1)
         assert entries.get_row_at(0)[1:3] == ["bea", str(final)]
+        detail = entries.get_row_at(0)[4]  # in words, not Python's repr of the record
+        assert detail.split(", ")[0] in ("won", "lost") and "placed" in detail
+        assert not any(raw in detail for raw in ("=", "True", "False"))
+        assert text_of(scores, "#scores-title") == "High scores"
         assert "modern/touching" in text_of(scores, "#table")
         assert f"your best: {final}" in text_of(scores, "#mine")
         await pilot.press("q")
         await screen_of(pilot, LobbyScreen)
+
+
+async def test_a_table_name_is_shown_as_written(url):
+    """Match-It's one table is called "top": as a Rich markup tag, "[top]" used to vanish."""
+    async with Connection(url, name="bea") as bea:
+        room = (await bea.request({"t": "create", "game": "matchit"}))["room"]
+        await bea.join(room)
+        await bea.act(room, {"do": "quit"})
+        for _ in range(100):
+            if (await bea.request({"t": "scores", "game": "matchit"}))["entries"]:
+                break
+            await asyncio.sleep(0.02)
+    async with app_for(url).run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        await pilot.press("s")
+        scores = await screen_of(pilot, ScoresScreen)
+        scores.query_one("#game", Choice).index = scores.query_one("#game", Choice).values.index(
+            "matchit"
+        )
+        shown = scores.query_one("#table", Static)
+        await until(pilot, lambda: str(shown.render()) == "[top]")  # as drawn, not as stored
 
 
 async def test_reconnects_by_itself_and_says_so(url):
@@ -168,7 +193,7 @@ async def test_reconnects_by_itself_and_says_so(url):
 
 async def test_unknown_game_gets_the_text_screen(url, monkeypatch):
     """A game without a screen of its own is shown as text; actions are typed as JSON."""
-    import clients.cli.games as games
+    import tilehall.clients.cli.games as games
 
     monkeypatch.delitem(games.SCREENS, "ishido")
     async with app_for(url).run_test() as pilot:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from clients.cli.games import IshidoScreen
-from clients.cli.look import stone
-from clients.cli.model import cell_name
+from tilehall.clients.cli.games import IshidoScreen
+from tilehall.clients.cli.look import cell_name, stone
+
 from tests.clients.cli.util import app_for, cell_text, create_room, go_to, screen_of, until
 
 

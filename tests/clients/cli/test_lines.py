@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from clients.cli.games import LinesScreen
-from clients.cli.look import CHIP_SYMBOLS
-from clients.cli.model import cell_name
+from tilehall.clients.cli.games import LinesScreen
+from tilehall.clients.cli.look import CHIP_SYMBOLS, cell_name
+
 from tests.clients.cli.util import app_for, cell_text, create_room, go_to, screen_of, until
 
 

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import random
+import re
 
-from clients.cli.games import MathableScreen
-from clients.cli.model import cell_name
-from clients.connection import Connection
-from server.bots.mathable import EasyBot
-from tests.clients.cli.util import Events, app_for, cell_text, create_room, go_to, screen_of, until
+from tilehall.clients.cli.games import MathableScreen
+from tilehall.clients.cli.games.mathable import RECENT, THIS_TURN
+from tilehall.clients.cli.help import HelpScreen
+from tilehall.clients.cli.lobby import LobbyScreen
+from tilehall.clients.cli.look import cell_name
+from tilehall.clients.cli.widgets import StatusLine
+from tilehall.clients.connection import Connection
+from tilehall.server.bots.mathable import EasyBot
+
+from tests.clients.cli.util import (
+    Events,
+    app_for,
+    cell_text,
+    create_room,
+    go_to,
+    screen_of,
+    text_of,
+    until,
+)
 
 
 async def test_pick_place_and_end_turn_by_keys(url):
@@ -98,3 +113,168 @@ async def test_waits_for_a_player_then_starts(url):
             await until(pilot, lambda: screen.model.names() == ["ada", "bob"])
             assert screen.grid.display
             assert "The game begins" in screen.messages().plain
+
+
+EQUATION = re.compile(r"\b(\d+)=(\d+)([-+*/])(\d+)\b")
+
+
+def equations_read_true(text: str) -> int:
+    """Every ``t=x op y`` in ``text`` is true as written; how many there were."""
+    found = EQUATION.findall(text)
+    for tile, x, op, y in found:
+        value = {"+": int(x) + int(y), "-": int(x) - int(y), "*": int(x) * int(y)}.get(op)
+        if op == "/":
+            assert int(y) != 0 and int(x) == int(tile) * int(y), (tile, x, op, y)
+        else:
+            assert value == int(tile), (tile, x, op, y)
+    return len(found)
+
+
+async def test_watching_shows_the_last_turn_coordinates_and_no_player_keys(url):
+    """Two COMP seats play; the spectator sees the last turn marked, listed and labelled."""
+    async with app_for(url).run_test(size=(120, 40)) as pilot:
+        await create_room(pilot, "mathable", seats=["COMP", "COMP:easy"])
+        screen = await screen_of(pilot, MathableScreen)
+        assert screen.model.seat is None
+        keys = screen.query_one(StatusLine).keys
+        assert keys == MathableScreen.WATCH_KEYS
+        assert not any(k in keys for k in ("e end", "x exchange", "i hint", "v quit"))
+        await until(pilot, lambda: any(t.placed for t in screen.recent()))
+        [turn] = screen.recent()  # a spectator: the last turn alone
+        side = screen.side().plain
+        head = f"{screen.model.name(turn.seat)}: {len(turn.placed)} tile"
+        assert head in side
+        listed = side[side.index(head) :]
+        for p in turn.placed:
+            assert any(
+                line.split()[:1] == [cell_name(p.at)] and line.split()[1].startswith(f"{p.tile}=")
+                for line in listed.splitlines()
+            )
+            r, c = p.at
+            if (r, c) not in {tuple(x) for x in screen.view["turn"]["placed"]}:
+                assert screen.paint(r, c, 3).style == RECENT
+        assert equations_read_true(listed) >= len(turn.placed)
+        assert "tiles left" not in side and f"Bag {screen.view['bag']}\n" in side
+        # column letters above the board, row numbers beside it, as the log names squares
+        lines = screen.grid.render().plain.split("\n")
+        assert lines[0].split() == list("abcdefghijklmn")
+        assert [line.split()[0] for line in lines[1:]] == [str(i) for i in range(1, 15)]
+        await until(pilot, lambda: screen.model.event("placed") is not None)
+        assert equations_read_true(screen.narrate().plain) >= 1  # the log line reads true too
+
+
+async def test_a_hint_marks_the_tile_and_a_click_on_a_labelled_board_finds_its_square(url):
+    async with app_for(url).run_test() as pilot:
+        await create_room(pilot, "mathable", seats=["ada", "COMP"])
+        screen = await screen_of(pilot, MathableScreen)
+        await until(pilot, lambda: screen.model.my_turn)
+        await pilot.pause()
+        keys = screen.query_one(StatusLine).keys
+        assert "e end" in keys  # a player's keys
+        await pilot.press("i")
+        await until(pilot, lambda: screen.model.event("hint") is not None)
+        tile = screen.model.event("hint")["tile"]
+        note = str(screen.query_one("#rack-note").content)
+        if tile is None:
+            assert "nothing on your rack fits" in screen.messages().plain
+        else:
+            assert f"hint: the {tile} fits somewhere" in note
+            rack = screen.view["racks"][0]
+            assert screen.paint_rack(0, rack.index(tile), 3).style == THIS_TURN
+            assert "marked on your rack" in screen.messages().plain
+        # the labels take a line and a few columns: a click still lands on its square
+        grid = screen.grid
+        left, top = grid.label_size
+        w, _ = grid.cell_size
+        await pilot.click(grid, offset=(1 + left + 2 * w + 1, 1 + top + 3))  # 1: the frame
+        assert screen.cursor == (3, 2)
+
+
+async def test_help_lists_the_keys(url):
+    """'?' lists the screen's own keys (none were listed once the package became tilehall.*)."""
+    async with app_for(url).run_test() as pilot:
+        await create_room(pilot, "mathable", seats=["ada", "COMP"])
+        await screen_of(pilot, MathableScreen)
+        await pilot.press("question_mark")
+        help_screen = await screen_of(pilot, HelpScreen)
+        text = text_of(help_screen, "#help-text")
+        for what in ("end the turn (refills the rack)", "move the cursor", "leave the room"):
+            assert what in text
+        assert "1 2 3 4 5 6 7" in text  # the seven rack keys, merged into one line
+        await pilot.press("x")
+        await screen_of(pilot, MathableScreen)
+
+
+async def test_four_seats_keep_the_rack_and_messages_on_an_80x24_screen(url):
+    """Long turns and three open racks are trimmed to the board's height, never pushing the
+    rack and the message lines off the screen."""
+    async with app_for(url).run_test(size=(80, 24)) as pilot:
+        await create_room(pilot, "mathable", seats=["COMP"] * 4)
+        screen = await screen_of(pilot, MathableScreen)
+        await until(pilot, lambda: sum(len(t.placed) for t in screen.turns.ended) >= 6, 15)
+        await pilot.pause()
+        side = screen.side()
+        assert screen.lines(side) <= screen.side_room() == screen.grid.outer_size.height
+        assert re.search(r": \d+ tiles?, [+-]?\d+", side.plain)  # a turn is listed
+        for part in ("#below", "#msg"):
+            region = screen.query_one(part).region
+            assert region.height and region.bottom <= 23, (part, region)  # 23: the status line
+
+
+async def test_a_stand_in_plays_for_an_away_player_until_they_are_back(url):
+    """Bob is away on his turn: a COMP stand-in plays his seat, and the screen says so."""
+    async with Connection(url, name="bob") as bob:
+        request = {"t": "create", "game": "mathable", "seats": ["bob", "ada"]}
+        request["options"] = {"standin_after": 1}
+        room = (await bob.request(request))["room"]
+        await bob.join(room)
+        token = bob.token
+    events = Events()
+    async with app_for(url).run_test(message_hook=events) as pilot:
+        app = pilot.app
+        await screen_of(pilot, LobbyScreen)
+        await app.enter_room(await app.call({"t": "join", "room": room}))
+        screen = await screen_of(pilot, MathableScreen)
+        await until(pilot, lambda: screen.model.status == "playing")
+        if screen.model.my_turn:
+            await pilot.press("e")  # bob's turn next
+        await until(pilot, lambda: events.of("stand_in"), timeout=10)
+        [stand_in] = events.of("stand_in")
+        assert screen.said(stand_in) == ("COMP plays for bob, who is away", "bold")
+        await until(pilot, lambda: screen.model.stood_in(0))
+        side = screen.side().plain
+        assert "C = COMP plays for bob (away)" in side
+        assert re.search(r"bob~? +-?\d+ \d+t C", side), side
+
+        async with Connection(url, token=token) as back:
+            await back.join(room)
+            await until(pilot, lambda: events.of("stand_back"), timeout=10)
+            [stand_back] = events.of("stand_back")
+            assert screen.said(stand_back) == ("bob is back and plays again", "bold")
+            await until(pilot, lambda: not screen.model.stood_in(0))
+            assert "C = COMP" not in screen.side().plain
+
+
+async def test_a_game_whose_players_are_all_away_shows_as_paused(url):
+    async with Connection(url, name="bob") as bob, Connection(url, name="cy") as cy:
+        request = {"t": "create", "game": "mathable", "seats": ["bob", "cy"]}
+        request["options"] = {"turn_seconds": 60}
+        room = (await bob.request(request))["room"]
+        await bob.join(room)
+        await cy.join(room)
+        token = bob.token
+    async with app_for(url).run_test() as pilot:
+        app = pilot.app
+        await screen_of(pilot, LobbyScreen)
+        await app.enter_room(await app.call({"t": "watch", "room": room}))
+        screen = await screen_of(pilot, MathableScreen)
+        await until(pilot, lambda: screen.model.paused == "away")
+        assert "PAUSED: every player is away" in screen.header().plain
+        assert "PAUSED: every player is away" in screen.side().plain
+        assert "Clock" not in screen.side().plain  # no turn clock runs meanwhile
+        async with Connection(url, token=token) as back:
+            await back.join(room)
+            await until(pilot, lambda: screen.model.paused is None)
+            assert "The clock runs again, after" in screen.messages().plain
+            assert "PAUSED" not in screen.header().plain
+            await until(pilot, lambda: "Clock" in screen.side().plain)

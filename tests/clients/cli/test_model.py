@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from clients.cli.games.generic import format_view
-from clients.cli.lobby import seats_text
-from clients.cli.model import LobbyModel, RoomModel, cell_name
+from tilehall.clients.cli.games.generic import format_view
+from tilehall.clients.cli.lobby import seats_text
+from tilehall.clients.cli.look import cell_name
+from tilehall.clients.model import LobbyModel, RoomModel
 
 
 def joined(seq: int = 3, **view: object) -> dict:

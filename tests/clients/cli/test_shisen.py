@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from clients.cli.games import LinkSameScreen, MatchItScreen
-from clients.cli.games.matchit import tile_label
-from clients.cli.games.shisen import path_cells, path_paint
-from server.games.matchit import match_key
-from server.games.shisensho import identity_key, playable_pairs
+from tilehall.clients.cli.games import LinkSameScreen, MatchItScreen
+from tilehall.clients.cli.games.matchit import tile_label
+from tilehall.clients.cli.games.shisen import path_cells, path_paint
+from tilehall.server.games.matchit import match_key
+from tilehall.server.games.shisensho import identity_key, playable_pairs
+
 from tests.clients.cli.util import app_for, cell_text, create_room, go_to, screen_of, until
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -11,11 +12,11 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
-
-from clients.cli.app import Frame, TilehallApp
-from clients.cli.games.base import GameScreen
-from clients.cli.lobby import CreateScreen, LobbyScreen
-from clients.cli.widgets import Choice
+from tilehall.clients.cli.app import Frame, TilehallApp
+from tilehall.clients.cli.games.base import GameScreen
+from tilehall.clients.cli.lobby import CreateScreen, LobbyScreen
+from tilehall.clients.cli.widgets import Choice
+from tilehall.clients.connection import Connection
 
 S = TypeVar("S", bound=Screen[Any])
 
@@ -91,9 +92,10 @@ async def go_to(pilot: Pilot[Any], screen: GameScreen, target: tuple[int, int]) 
 def grid_text(screen: GameScreen) -> list[str]:
     """The board as drawn: one string per cell row (first line of each cell)."""
     grid = screen.grid
-    lines = grid.render().plain.split("\n")
+    left, top = grid.label_size
+    lines = grid.render().plain.split("\n")[top:]
     height = grid.cell_size[1]
-    return lines[::height]
+    return [line[left:] for line in lines[::height]]
 
 
 def cell_text(screen: GameScreen, cell: tuple[int, int]) -> str:
@@ -131,3 +133,26 @@ class Events:
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [ev for key in sorted(self.seen) for ev in self.seen[key] if ev.get("e") == kind]
+
+
+async def finish_game(conn: Connection, game: str, *, seats: int | None = None) -> str:
+    """Quick-match ``game`` (COMP takes the other seats at once), quit it, and wait until
+    the server has stored its result (``history`` lists it); the room id."""
+    request: dict[str, Any] = {"t": "match", "game": game, "bots_after": 0}
+    if seats is not None:
+        request["seats"] = seats
+    joined = await conn.request(request)
+    room: str = joined["room"]
+    view = joined["view"]
+    while view["status"] != "playing":
+        msg = await conn.next_pushed(5)
+        if msg.get("room") == room and msg["t"] in ("update", "_rejoined"):
+            view = msg["view"]
+    # Mathable's quit is a vote; against COMP ours is every human seat's.
+    await conn.act(room, {"do": "quit", "vote": True} if "quit_votes" in view else {"do": "quit"})
+    for _ in range(200):
+        page = await conn.request({"t": "history", "limit": 1})
+        if page["rooms"] and page["rooms"][0]["room"] == room:
+            return room
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"room {room} never reached the history")

@@ -12,20 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pygame
-
-from clients.pygame.app import App
-from clients.pygame.net import NullNet
-from clients.pygame.scenes.base import GameScene
-from server.games import all_games, find_game
-from server.games.base import Game
+from tilehall.clients.pygame.app import App
+from tilehall.clients.pygame.net import NullNet
+from tilehall.clients.pygame.scenes.base import GameScene
+from tilehall.server.games import all_games, find_game
+from tilehall.server.games.base import Game
+from tilehall.server.ratings import describe as describe_ratings
 
 SIZE = (1180, 780)
 
 
 UNREGISTERED = {
-    "lines": "server.games.lines:Lines",
-    "matchit": "server.games.matchit:MatchIt",
-    "linksame": "server.games.linksame:LinkSame",
+    "lines": "tilehall.server.games.lines:Lines",
+    "matchit": "tilehall.server.games.matchit:MatchIt",
+    "linksame": "tilehall.server.games.linksame:LinkSame",
 }
 """Engines written but not yet in the server's registry (their doc and tests are done)."""
 
@@ -48,14 +48,16 @@ def engine(game: str, *, seats: int = 1, seed: int = 1, **options: Any) -> Game:
 def welcome(player: str = "ada") -> dict[str, Any]:
     """The welcome a server would send (its games as the server describes them)."""
     registered = {g.name for g in all_games()}
+    games = [g.describe() for g in all_games()]
+    games += [game_class(n).describe() for n in UNREGISTERED if n not in registered]
     return {
         "t": "welcome",
         "v": 1,
         "player": player,
         "token": "t",
-        "games": [g.describe() for g in all_games()]
-        + [game_class(n).describe() for n in UNREGISTERED if n not in registered],
+        "games": [{**g, **describe_ratings(g["name"])} for g in games],
         "rooms": [],
+        "ratings": {"mathable": {"rating": 1642.5, "rd": 71.3, "games": 18}},
     }
 
 
@@ -136,6 +138,23 @@ def click(app: App, pos: tuple[int, int], button: int = 1) -> None:
     pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=button))
     pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=button))
     app.step()
+
+
+def drag(app: App, start: tuple[int, int], end: tuple[int, int], *, drop: bool = True) -> None:
+    """Press at ``start``, move to ``end`` a frame per step, and release there (if ``drop``)."""
+    pygame.mouse.set_pos(start)
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=start, button=1))
+    app.step()
+    for i in range(1, 5):
+        pos = (start[0] + (end[0] - start[0]) * i // 4, start[1] + (end[1] - start[1]) * i // 4)
+        pygame.mouse.set_pos(pos)
+        pygame.event.post(
+            pygame.event.Event(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(1, 0, 0))
+        )
+        app.step()
+    if drop:
+        pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=end, button=1))
+        app.step()
 
 
 async def close(app: App) -> None:

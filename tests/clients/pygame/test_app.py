@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
+import pygame
 import pytest
+from tilehall.clients.config import load_identity
+from tilehall.clients.connection import Connection
+from tilehall.clients.pygame.app import App
+from tilehall.clients.pygame.scenes import lobby as lobby_mod
+from tilehall.clients.pygame.scenes.ishido import STONE_COLOURS, IshidoScene
+from tilehall.clients.pygame.scenes.lobby import LobbyScene, NameScene
+from tilehall.clients.pygame.scenes.mathable import RECENT_FACE, TILE_FACE, MathableScene
+from tilehall.server.bots.mathable import BOTS
 
-from clients.config import load_identity
-from clients.connection import Connection
-from clients.pygame.app import App
-from clients.pygame.scenes import lobby as lobby_mod
-from clients.pygame.scenes.ishido import STONE_COLOURS, IshidoScene
-from clients.pygame.scenes.lobby import LobbyScene, NameScene
-from clients.pygame.scenes.mathable import TILE_FACE, MathableScene
-from server.bots.mathable import BOTS
-from tests.clients.pygame.helpers import click, close, colour_at, run_until, shot
-
-
-@pytest.fixture(autouse=True)
-def config_dir(tmp_path, monkeypatch):
-    """Remember identities in the test's own folder, never the user's."""
-    monkeypatch.setenv("TILEHALL_CONFIG", str(tmp_path / "config"))
-
-
-@pytest.fixture
-async def app(url):
-    window = App(url, "ada")
-    await run_until(window, lambda: window.online and bool(window.lobby.games), what="welcome")
-    yield window
-    await close(window)
+from tests.clients.pygame.helpers import click, close, colour_at, drag, run_until, shot
 
 
 def lobby_of(app: App) -> LobbyScene:
@@ -94,10 +85,28 @@ async def test_mathable_against_a_bot_with_the_mouse(app, server, tmp_path):
     assert colour_at(app, (rect.x + round(rect.w * 0.2), rect.y + round(rect.h * 0.2))) in (
         TILE_FACE,
     )
+    action = BOTS["normal"]().choose(scene.view)
+    if action is not None and action["do"] == "place":  # a second tile, dragged this time
+        i = scene.rack.index(action["tile"])
+        r, c = action["at"]
+        drag(app, scene.rack_rects[i].center, scene.grid.centre(r, c))
+        await run_until(app, lambda: scene.view["board"][r][c] == action["tile"], what="the drop")
+    ended = scene.model.seq + 1  # our end's update; the bot's turn comes after it
     click(app, scene.end_button.rect.center)
-    await run_until(app, lambda: scene.model.my_turn and scene.model.seq > 3, what="the bot")
+    await run_until(
+        app, lambda: scene.model.my_turn and scene.model.seq > max(3, ended), what="the bot"
+    )
     assert engine.view(None)["tiles_placed"][1] >= 0
-    shot(app, tmp_path, "mathable-live", keep=False)
+    [turn] = scene.recent()  # the bot's turn, marked on the board and listed in the panel
+    assert turn.seat == 1
+    scene.flash.clear()
+    app.step()
+    for p in turn.placed:
+        rect = scene.grid.cell_rect(*p.at)
+        assert colour_at(app, (rect.x + round(rect.w * 0.2), rect.y + round(rect.h * 0.2))) == (
+            RECENT_FACE
+        )
+    shot(app, tmp_path, "mathable")
 
 
 async def test_lobby_lists_rooms_live_and_shows_scores(app, url, tmp_path, monkeypatch):
@@ -107,9 +116,7 @@ async def test_lobby_lists_rooms_live_and_shows_scores(app, url, tmp_path, monke
         created = await other.request({"t": "create", "game": "mathable", "seats": ["bea", None]})
         room = created["room"]
         await other.join(room)
-        await run_until(
-            app, lambda: any(r["room"] == room for r in app.lobby.rooms), what="the new room"
-        )
+        await run_until(app, lambda: room in app.lobby.rooms, what="the new room")
         row = next(rect for rect, r in lobby.room_rows if r["room"] == room)
         join, _ = lobby.room_buttons[room]
         assert join.enabled and row.contains(join.rect)
@@ -206,4 +213,44 @@ async def test_a_private_room_is_made_and_entered_by_its_code(app, url):
         click(app, lobby.code_join.rect.center)
         await run_until(app, lambda: isinstance(app.scene, MathableScene), what="joining by code")
         assert app.scene.model.room == made["room"]
-        assert all(r["room"] != made["room"] for r in app.lobby.rooms)
+        assert all(r["room"] != made["room"] for r in app.lobby.rooms.values())
+
+
+async def test_without_a_name_it_asks_and_offers_the_remembered_one(server, url):
+    first = App(url)  # nothing remembered: an empty field, and no connection yet
+    try:
+        assert isinstance(first.scene, NameScene)
+        assert first.scene.field.text == ""
+        first.step()
+        assert not first.online
+        first.scene.field.text = "dee"
+        click(first, first.scene.ok.rect.center)
+        await run_until(first, lambda: first.online, what="welcome as dee")
+        assert first.lobby.player == "dee"
+    finally:
+        await close(first)
+    name, token = load_identity(url)
+    assert name == "dee" and token
+    again = App(url)  # the remembered name is offered; Enter resumes the same player
+    try:
+        assert isinstance(again.scene, NameScene)
+        assert again.scene.field.text == "dee"
+        again.step()
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0))
+        again.step()
+        await run_until(again, lambda: again.online, what="welcome back")
+        assert again.lobby.player == "dee"
+        assert load_identity(url) == ("dee", token)  # by its token, not a new name
+    finally:
+        await close(again)
+
+
+def test_help_prints_no_pygame_banner():
+    out = subprocess.run(
+        [sys.executable, "-m", "tilehall.clients.pygame", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"},
+    ).stdout
+    assert out.startswith("usage: tilehall-gui"), out[:200]

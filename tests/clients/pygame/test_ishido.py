@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pygame
-
-from clients.pygame.scenes.ishido import (
+from tilehall.clients.pygame.scenes.ishido import (
     INNER_FILL,
     LEGAL_FILL,
     RING_FILL,
     STONE_COLOURS,
     IshidoScene,
 )
-from tests.clients.pygame.helpers import click, colour_at, engine, shot, show
+from tilehall.clients.pygame.scenes.lobby import LobbyScene
+
+from tests.clients.pygame.helpers import click, colour_at, engine, run_until, shot, show
 
 
 def played(moves: int, seed: int = 3) -> Any:
@@ -117,3 +118,27 @@ def test_a_spectator_cannot_place():
     click(app, scene.grid.centre(r, c))
     assert not [s for s in net.sent if s[0] == "act"]
     assert colour_at(app, face_point(scene, 7, 11)) == STONE_COLOURS[view["board"][7][11][0]]
+
+
+async def test_undo_takes_the_stone_back_and_quit_ends_the_game(app, server):
+    lobby = app.scene
+    assert isinstance(lobby, LobbyScene)
+    click(app, lobby.game_buttons["ishido"].rect.center)
+    click(app, lobby.create_button.rect.center)
+    await run_until(app, lambda: isinstance(app.scene, IshidoScene), what="the room")
+    scene = app.scene
+    await run_until(app, lambda: scene.model.status == "playing", what="play")
+    r, c = scene.view["legal"][0]
+    click(app, scene.grid.centre(r, c))
+    await run_until(app, lambda: scene.view["board"][r][c] is not None, what="the stone")
+    click(app, scene.undo_button.rect.center)
+    await run_until(app, lambda: scene.view["undos"] == 1, what="the undo")
+    assert scene.view["board"][r][c] is None
+    assert server.lobby.rooms[scene.model.room].engine.view(0)["undos"] == 1
+    assert "Taken back" in scene.notice_text
+    click(app, scene.quit_button.rect.center)
+    app.step()
+    assert scene.model.status == "playing" and scene.quit_button.toggled
+    click(app, scene.quit_button.rect.center)
+    await run_until(app, lambda: scene.model.over, what="the end")
+    assert scene.notice_text.startswith("Quit")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.pygame.scenes.lines import CHIP_COLOURS, EMPTY_FILL, STEP, LinesScene
+import pygame
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.lines import CHIP_COLOURS, EMPTY_FILL, STEP, LinesScene
+
 from tests.clients.pygame.helpers import click, colour_at, engine, shot, show
 
 
@@ -78,3 +81,42 @@ def test_the_chip_travels_its_path_then_the_view_shows():
         for c, value in enumerate(row):
             want = CHIP_COLOURS[value] if value else EMPTY_FILL
             assert colour_at(app, scene.grid.centre(r, c)) == want, (r, c)
+
+
+def panel_has(app, scene, colour) -> bool:
+    """Whether any pixel of the side panel is ``colour``."""
+    p = scene.panel_rect
+    return any(
+        colour_at(app, (x, y)) == colour
+        for x in range(p.x, p.right, 2)
+        for y in range(p.y, scene.buttons_top, 2)
+    )
+
+
+def test_undo_and_quit_buttons_and_the_undos_shown():
+    e = engine("lines", seed=2)
+    app, net, scene = show(e.view(0))
+    assert not scene.undo_button.enabled  # no move yet: nothing to take back
+    assert not panel_has(app, scene, d.BAD)
+    move = first_move(e)
+    e.apply_entry(0, move, 0.0)  # as a room applies it, keeping what undo needs
+    app.handle({"t": "update", "room": scene.model.room, "seq": 2, "events": [], "view": e.view(0)})
+    app.step()
+    click(app, scene.undo_button.rect.center)
+    assert ("act", {"do": "undo"}) in net.sent
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_u, mod=0))
+    app.step()
+    assert net.sent.count(("act", {"do": "undo"})) == 2
+    events = e.apply_entry(0, {"do": "undo"}, 0.0)
+    app.handle(
+        {"t": "update", "room": scene.model.room, "seq": 3, "events": events, "view": e.view(0)}
+    )
+    app.step()
+    assert scene.view["undos"] == 1 and "Taken back" in scene.notice_text
+    assert panel_has(app, scene, d.BAD)  # "not eligible for records"
+    assert not scene.undo_button.enabled  # back at the deal
+    click(app, scene.quit_button.rect.center)
+    assert ("act", {"do": "quit"}) not in net.sent  # the first press only asks
+    assert scene.quit_button.toggled
+    click(app, scene.quit_button.rect.center)
+    assert ("act", {"do": "quit"}) in net.sent

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from clients.pygame import draw as d
-from clients.pygame.scenes.generic import GenericScene
-from clients.pygame.scenes.lobby import LobbyScene
+import pygame
+import pytest
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.generic import GenericScene
+from tilehall.clients.pygame.scenes.history import HistoryScene
+from tilehall.clients.pygame.scenes.lobby import LobbyScene
+from tilehall.clients.pygame.scenes.ratings import LeaderboardScene
+
 from tests.clients.pygame.helpers import click, colour_at, engine, offline_app, shot
 
 
@@ -83,3 +88,112 @@ def test_a_game_without_its_own_scene_is_shown_as_text():
         for y in range(area.y, area.y + 200, 2)
     }
     assert d.TEXT in text  # the view's fields, written out
+
+
+@pytest.mark.parametrize("size", [(1200, 760), (1180, 780), (760, 520)])
+def test_every_form_row_stays_above_the_private_switch(size):
+    """At 1200x760 the Lines form's last row (preview) used to slide under 'private'."""
+    app, _ = offline_app(size)
+    scene = app.scene
+    assert isinstance(scene, LobbyScene)
+    app.step()
+    checked = []
+    for game in [g["name"] for g in app.lobby.games]:
+        click(app, scene.game_buttons[game].rect.center)
+        while scene.players_buttons and scene.players < len(scene.seat_buttons) + 1:
+            click(app, scene.players_buttons[1].rect.center)  # every seat row shown
+        rows = [b.rect for c in scene.controls for b in c.buttons]
+        rows += [b.rect for b in scene.players_buttons]
+        rows += [b.rect for b in scene.seat_buttons[: scene.players - 1]]
+        if rows:  # a game with no options and one seat has a bare form
+            assert max(r.bottom for r in rows) <= scene.private.rect.top, (game, size)
+            checked.append(game)
+    assert {"lines", "mathable"} <= set(checked)
+
+
+@pytest.mark.parametrize("size", [(1180, 780), (760, 520)])
+def test_the_games_list_stays_above_the_private_room(size):
+    """At 760x520 the last game buttons used to cover the 'Private room' title."""
+    app, _ = offline_app(size)
+    scene = app.scene
+    assert isinstance(scene, LobbyScene)
+    app.step()
+    bottom = max(b.rect.bottom for b in scene.game_buttons.values())
+    title_top = scene.code_field.rect.y - 30
+    assert bottom <= title_top, size
+    assert min(b.rect.h for b in scene.game_buttons.values()) >= 22
+
+
+def test_quick_game_sends_the_game_and_the_seat_count():
+    app, net, scene = lobby_for("lines")
+    click(app, scene.quick_button.rect.center)
+    assert ("request", {"t": "match", "game": "lines"}) in net.sent
+    app, net, scene = lobby_for("mathable")
+    click(app, scene.players_buttons[1].rect.center)
+    control(scene, "racks").cycle()  # the form's options stay the form's
+    click(app, scene.quick_button.rect.center)
+    assert ("request", {"t": "match", "game": "mathable", "seats": 3}) in net.sent
+
+
+def test_ratings_show_on_rated_games_and_open_the_leaderboard():
+    app, net, scene = lobby_for("lines")
+    assert ("request", {"t": "leaderboard", "game": "mathable", "limit": 1}) in net.sent
+    assert not scene.leaderboard_button.visible
+    badge = scene.game_buttons["mathable"].rect
+    right = pygame.Rect(badge.right - 50, badge.y, 44, badge.h)
+    assert any(
+        colour_at(app, (x, y)) == d.GOLD
+        for x in range(right.x, right.right)
+        for y in range(right.y, right.bottom)
+    )
+    assert not any(  # an unrated game has no rating to show
+        colour_at(app, (x, y)) == d.GOLD
+        for b in (scene.game_buttons["ishido"].rect,)
+        for x in range(b.right - 50, b.right - 6)
+        for y in range(b.y, b.bottom)
+    )
+    click(app, scene.game_buttons["mathable"].rect.center)
+    assert scene.leaderboard_button.visible
+    app.handle(
+        {
+            "t": "leaderboard",
+            "game": "mathable",
+            "entries": [],
+            "next": None,
+            "mine": {"rating": 1700.0, "rd": 60.0, "games": 19},
+            "_tag": "rating",
+        }
+    )
+    assert app.lobby.ratings["mathable"]["games"] == 19
+    click(app, scene.leaderboard_button.rect.center)
+    board = app.scene
+    assert isinstance(board, LeaderboardScene)
+    assert ("request", {"t": "leaderboard", "game": "mathable", "limit": board.limit}) in net.sent
+    app.handle(
+        {
+            "t": "leaderboard",
+            "game": "mathable",
+            "entries": [{"name": "ada", "rating": 1700.0, "rd": 60.0, "games": 19}],
+            "next": None,
+            "mine": {"rating": 1700.0, "rd": 60.0, "games": 19},
+            "_tag": "leaderboard",
+        }
+    )
+    assert board.pages.reply is not None and not board.pages.pending
+    app.step()
+    click(app, board.back_button.rect.center)
+    assert isinstance(app.scene, LobbyScene)
+
+
+def test_my_games_opens_the_history():
+    app, net, scene = lobby_for("lines")
+    click(app, scene.history_button.rect.center)
+    history = app.scene
+    assert isinstance(history, HistoryScene)
+    assert ("request", {"t": "history", "limit": history.limit}) in net.sent
+    app.handle({"t": "history", "player": "ada", "rooms": [], "next": None, "_tag": "history"})
+    app.step()
+    assert history.pages.reply is not None and not history.older_button.enabled
+    click(app, history.filter_button.rect.center)
+    first = app.lobby.games[0]["name"]
+    assert ("request", {"t": "history", "limit": history.limit, "game": first}) in net.sent

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from clients.pygame.scenes.mathable import SQUARE_FILLS, TILE_FACE, MathableScene
-from server.bots.mathable import BOTS
-from tests.clients.pygame.helpers import click, colour_at, engine, shot, show
+import pygame
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.mathable import (
+    RECENT_FACE,
+    SQUARE_FILLS,
+    TILE_FACE,
+    MathableScene,
+)
+from tilehall.server.bots.mathable import BOTS
+
+from tests.clients.pygame.helpers import click, colour_at, drag, engine, shot, show
+from tests.clients.test_mathable import holds
 
 
 def played(turns: int, seed: int = 5) -> Any:
@@ -33,7 +43,7 @@ def test_board_squares_and_tiles_match_the_view(tmp_path):
     view = e.view(0)
     app, _, scene = show(view, names=["ada", "COMP1"])
     assert isinstance(scene, MathableScene)
-    shot(app, tmp_path, "mathable")
+    shot(app, tmp_path, "mathable-board", keep=False)  # the README's is a live game's
     tiles = 0
     for r in range(14):
         for c in range(14):
@@ -123,3 +133,151 @@ def test_an_update_shows_the_new_tile_and_the_hint():
     hint = next(ev for ev in events if ev["e"] == "hint")
     assert scene.hinted_tile == hint["tile"]
     assert "Hint" in scene.notice_text
+
+
+def test_drag_a_rack_tile_onto_a_square():
+    e = engine("mathable", seats=2, seed=7)
+    seat = e.to_move
+    view = e.view(seat)
+    app, net, scene = show(view, seat=seat)
+    rack = view["racks"][seat]
+    start, target = scene.rack_rects[2].center, scene.grid.centre(5, 6)
+    drag(app, start, target, drop=False)
+    assert scene.held is not None and scene.held.moved
+    # the tile follows the mouse; its rack slot is empty; the square under it is outlined
+    side = int(scene.grid.cell * 0.8)
+    assert colour_at(app, (target[0] - side // 2 + 3, target[1] - side // 2 + 3)) == TILE_FACE
+    slot = scene.rack_rects[2]
+    assert colour_at(app, (slot.x + 6, slot.y + 6)) != TILE_FACE
+    cell = scene.grid.cell_rect(5, 6)
+    assert colour_at(app, (cell.x + 2, cell.centery)) == d.ACCENT
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=target, button=1))
+    app.step()
+    assert net.sent[-1] == ("act", {"do": "place", "tile": rack[2], "at": [5, 6]})
+    assert scene.held is None
+
+
+def test_a_tile_dropped_off_the_board_goes_back_and_stays_picked():
+    e = engine("mathable", seats=2, seed=7)
+    seat = e.to_move
+    app, net, scene = show(e.view(seat), seat=seat)
+    drag(app, scene.rack_rects[4].center, scene.panel_rect.center)
+    assert not [a for kind, a in net.sent if kind == "act"]
+    assert scene.selected == 4 and scene.held is None
+    click(app, scene.grid.centre(5, 6))  # then a click on a square still places it
+    assert net.sent[-1][1]["at"] == [5, 6]
+    click(app, scene.rack_rects[1].center)
+    click(app, scene.rack_rects[1].center)  # a second click on the picked tile puts it back
+    assert scene.selected is None
+
+
+def test_dropping_out_of_turn_sends_nothing():
+    e = engine("mathable", seats=2, seed=7)
+    other = 1 - e.to_move
+    app, net, scene = show(e.view(other), seat=other)
+    drag(app, scene.rack_rects[0].center, scene.grid.centre(5, 6))
+    assert not [a for kind, a in net.sent if kind == "act"]
+    assert "turn" in scene.notice_text
+
+
+def test_a_spectator_gets_no_controls_and_seats_keep_their_names():
+    e = engine("mathable", seats=2, seed=7)
+    app, net, scene = show(e.view(None), seat=None, names=["COMP", "COMP"])
+    assert isinstance(scene, MathableScene)
+    assert scene.buttons and not any(b.visible for b in scene.buttons)
+    assert [scene.model.seat_name(i) for i in (0, 1)] == ["COMP1", "COMP2"]
+    assert scene.turn_text()[0] == f"COMP{e.to_move + 1} to move"
+    drag(app, scene.rack_rects[0].center, scene.grid.centre(5, 6))
+    assert scene.held is None and scene.selected is None
+    assert not [a for kind, a in net.sent if kind == "act"]
+
+
+def test_the_other_seats_turn_stays_marked_and_listed():
+    """The bot's whole turn arrives update by update, as the server sends it."""
+    e = played(3, seed=5)
+    me = e.to_move
+    app, _, scene = show(e.view(me), seat=me, names=["ada", "COMP"] if me == 0 else ["COMP", "ada"])
+    seq = 2
+    bot = BOTS["normal"]()
+    notices = []
+    for actor in (me, 1 - me):  # we pass, then the bot plays its turn
+        while True:
+            action = bot.choose(e.view(actor)) if actor != me else {"do": "end"}
+            assert action is not None
+            events = [ev for ev in e.act(actor, action, 0.0) if ev.get("_to", me) == me]
+            app.handle(
+                {"t": "update", "room": scene.model.room, "seq": seq, "events": events,
+                 "view": e.view(me)}
+            )  # fmt: skip
+            seq += 1
+            notices.append(scene.notice_text)
+            if action["do"] in ("end", "exchange"):
+                break
+    [turn] = scene.recent()
+    assert turn.seat == 1 - me and turn.placed
+    scene.flash.clear()
+    app.step()
+    for p in turn.placed:
+        assert colour_at(app, corner(scene, *p.at)) == RECENT_FACE
+        assert all(holds(p.tile, *eq) for eq in p.equations)
+    said = [n for n in notices if n.startswith("COMP placed ")]
+    assert len(said) == len(turn.placed)
+    for p, notice in zip(turn.placed, said, strict=True):  # "COMP placed 7 = 3 + 4: 7 points."
+        tile, _, x, op, y = notice.split(":")[0].split()[2:7]
+        assert int(tile) == p.tile
+        assert holds(p.tile, int(x), {"\u00d7": "*", "\u00f7": "/"}.get(op, op), int(y))
+
+
+def test_a_stand_in_seat_is_marked_and_its_comings_and_goings_told():
+    e = played(1)
+    view = {**e.view(0), "standins": [1], "to_move": 1}
+    app, _, scene = show(view, names=["ada", "bea"])
+    assert isinstance(scene, MathableScene)
+    assert scene.turn_text()[0] == "bea to move (a COMP stands in)"
+    panel = scene.panel_rect.inflate(-24, -24)
+    bea = pygame.Rect(panel.x, panel.y + 62, panel.w, 56)
+    assert colour_at(app, (bea.x, bea.centery)) == d.GOLD  # the stand-in's seat is framed
+    ada = pygame.Rect(panel.x, panel.y, panel.w, 56)
+    assert colour_at(app, (ada.x, ada.centery)) != d.GOLD
+    room = scene.model.room
+    update = {"t": "update", "room": room, "seq": 2, "view": view}
+    app.handle({**update, "events": [{"e": "stand_in", "seat": 1}]})
+    assert scene.notice_text == "bea is away: a COMP stand-in plays for them."
+    back = {**view, "standins": []}
+    app.handle({**update, "seq": 3, "view": back, "events": [{"e": "stand_back", "seat": 1}]})
+    app.step()
+    assert scene.notice_text == "bea is back and plays again."
+    assert colour_at(app, (bea.x, bea.centery)) != d.GOLD
+
+
+def test_a_game_whose_players_are_all_away_shows_paused_to_a_spectator():
+    e = played(1)
+    view = {**e.view(None), "paused": "away", "deadline": None}
+    app, _, scene = show(view, seat=None, names=["ada", "bea"])
+    assert scene.turn_text() == ("paused", d.GOLD)
+    spot = (scene.board_area.centerx - 150, scene.board_area.centery)
+    assert sum(colour_at(app, spot)) < 180  # under the dark "Paused" banner
+    app.handle(
+        {
+            "t": "update",
+            "room": scene.model.room,
+            "seq": 2,
+            "view": {**view, "paused": None},
+            "events": [{"e": "resumed", "paused_for": 42.5}],
+        }
+    )
+    assert "42 s" in scene.notice_text
+    app.step()
+    assert scene.turn_text()[0] != "paused"
+    assert sum(colour_at(app, spot)) > 180  # the banner went with the pause: the board shows
+
+
+def test_the_turn_clock_runs_on_the_servers_clock():
+    e = engine("mathable", seats=2, seed=5, turn_seconds=120)
+    view = e.view(0)
+    server_now = time.time() - 3000.0  # this machine's clock is ahead of the server's
+    view.update(now=server_now, deadline=server_now + 75.0)
+    _, _, scene = show(view)
+    assert isinstance(scene, MathableScene)
+    left = scene.turn_left()
+    assert left is not None and 74.0 < left <= 75.0

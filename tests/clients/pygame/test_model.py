@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from clients.pygame.model import LobbyModel, RoomModel
+from tilehall.clients.model import LobbyModel, RoomModel
+
 from tests.clients.pygame.helpers import engine, welcome
 
 
@@ -16,20 +17,20 @@ def test_updates_move_the_view_on_and_keep_the_change():
     before = model.view
     at = e.view(0)["legal"][0]
     events = e.act(0, {"do": "place", "at": at}, 0.0)
-    change = model.apply(
-        {"t": "update", "room": "r1", "seq": 2, "events": events, "view": e.view(0)}
+    assert model.apply(
+        {"t": "update", "room": "r1", "seq": 2, "events": events, "view": e.view(0)}, now=7.0
     )
-    assert change is not None and change.before is before and change.after == e.view(0)
-    assert model.seq == 2 and model.view["placed"] == 1 and not model.gap
+    change = model.changes[-1]
+    assert change.before is before and change.after == e.view(0) and change.at == 7.0
+    assert model.seq == 2 and model.view["placed"] == 1 and not model.behind
     # the same update again (an act's reply also arrives pushed) changes nothing
-    assert (
-        model.apply({"t": "update", "room": "r1", "seq": 2, "events": events, "view": e.view(0)})
-        is None
+    assert not model.apply(
+        {"t": "update", "room": "r1", "seq": 2, "events": events, "view": e.view(0)}
     )
     assert len(model.changes) == 1
     # a skipped seq is noted, and the newer view still wins
-    later = model.apply({"t": "update", "room": "r1", "seq": 5, "events": [], "view": before})
-    assert later is not None and model.gap and model.view is before
+    assert model.apply({"t": "update", "room": "r1", "seq": 5, "events": [], "view": before})
+    assert model.changes[-1].seq == 5 and model.behind and model.view is before
 
 
 def test_seat_names_come_from_the_room_summary():
@@ -61,6 +62,6 @@ def test_lobby_orders_open_rooms_first_and_keeps_scores():
             ],
         }
     )
-    assert [r["room"] for r in lobby.rooms] == ["c", "a", "b"]
+    assert [r["room"] for r in lobby.ordered()] == ["c", "a", "b"]
     lobby.apply({"t": "scores", "game": "ishido", "table": None, "tables": [], "entries": []})
     assert lobby.scores["ishido"]["entries"] == []

@@ -7,7 +7,8 @@ import queue
 import time
 from typing import Any
 
-from clients.pygame.net import Net
+from tilehall.clients.pygame.net import Net
+from tilehall.protocol import patch
 
 
 async def take(net: Net, t: str, timeout: float = 5.0) -> dict[str, Any]:
@@ -37,13 +38,19 @@ async def test_welcome_reply_push_and_refusal_arrive_in_the_inbox(url):
         welcome = await take(net, "welcome")
         assert welcome["player"] == "ada" and welcome["token"]
         net.request({"t": "create", "game": "ishido"})
-        room = (await take(net, "created"))["room"]
+        created = await take(net, "created")
+        room = created["room"]
+        assert created["_tag"] == "create"  # a reply says which request it answers
+        net.request({"t": "leaderboard", "game": "mathable", "limit": 1}, tag="rating")
+        assert (await take(net, "leaderboard"))["_tag"] == "rating"
         net.join(room)
         joined = await take(net, "joined")
         assert joined["view"]["status"] == "playing"
         net.act(room, {"do": "place", "at": joined["view"]["legal"][0]})
         update = await take(net, "update")
-        assert update["seq"] == joined["seq"] + 1 and update["view"]["placed"] == 1
+        assert update["seq"] == joined["seq"] + 1
+        view = patch.apply(joined["view"], update["patch"])  # the window asks for compact updates
+        assert view["placed"] == 1
         net.act(room, {"do": "place", "at": [0, 0]})
         error = await take(net, "_error")
         assert (error["tag"], error["code"]) == ("act", "occupied")

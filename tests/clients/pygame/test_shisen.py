@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter, defaultdict
 from typing import Any
 
 import pygame
+from tilehall.clients.pygame.app import App
+from tilehall.clients.pygame.scenes.linksame import LinkSameScene
+from tilehall.clients.pygame.scenes.lobby import LobbyScene
+from tilehall.clients.pygame.scenes.matchit import MatchItScene
+from tilehall.clients.pygame.scenes.shisen import FELT, PATH_COLOUR, TILE_FACE, ShisenScene
+from tilehall.server.games.matchit import match_key
+from tilehall.server.games.shisensho import identity_key, playable_pairs
 
-from clients.pygame.app import App
-from clients.pygame.scenes.linksame import LinkSameScene
-from clients.pygame.scenes.matchit import MatchItScene
-from clients.pygame.scenes.shisen import FELT, PATH_COLOUR, TILE_FACE, ShisenScene
-from server.games.matchit import match_key
-from server.games.shisensho import identity_key, playable_pairs
-from tests.clients.pygame.helpers import click, colour_at, engine, shot, show
+from tests.clients.pygame.helpers import click, colour_at, engine, run_until, shot, show
 
 
 def faces_follow_the_board(app: App, scene: ShisenScene, board: list[list[Any]]) -> None:
@@ -138,7 +140,7 @@ def test_matchit_panel_shows_pedigree_and_margins():
 
 
 def _gold_pixels(app: App, scene: ShisenScene) -> list[tuple[int, int]]:
-    from clients.pygame import draw as d
+    from tilehall.clients.pygame import draw as d
 
     p = scene.panel_rect
     return [
@@ -170,7 +172,7 @@ def test_linksame_hint_path_stays_until_clicked_away():
     app.step()
     hint = e.view(0)["hint"]
     mid = path_midpoint(scene, hint["path"])
-    from clients.pygame import draw as d
+    from tilehall.clients.pygame import draw as d
 
     assert colour_at(app, mid) == d.GOLD
     app.step()
@@ -202,3 +204,50 @@ def test_linksame_removal_that_slides_shows_the_path_then_the_new_board():
     scene.path_at -= 10
     app.step()
     faces_follow_the_board(app, scene, e.view(0)["board"])
+
+
+def test_matchit_counts_down_on_the_servers_clock_not_ours():
+    e = engine("matchit", seed=4)
+    view = e.view(0)
+    server_now = time.time() + 5000.0  # this machine's clock is far behind the server's
+    view.update(now=server_now, deadline=server_now + 100.0, time_left=100.0)
+    app, _, scene = show(view)
+    assert isinstance(scene, MatchItScene)
+    left = scene.time_left()
+    assert left is not None and 99.0 < left <= 100.0
+    arrived = time.time()
+    scene.model.clock.wall = lambda: arrived + 30.0  # half a minute on, no new view
+    left = scene.time_left()
+    assert left is not None and 69.0 < left <= 70.0
+    view = {**view, "deadline": None, "time_left": 42.0, "paused": "player", "board": None}
+    app.handle({"t": "update", "room": scene.model.room, "seq": 2, "events": [], "view": view})
+    assert scene.time_left() == 42.0  # paused: the time the pause kept
+
+
+async def test_linksame_pair_undo_pause_and_resume_against_the_server(app, server, tmp_path):
+    lobby = app.scene
+    assert isinstance(lobby, LobbyScene)
+    click(app, lobby.game_buttons["linksame"].rect.center)
+    click(app, lobby.create_button.rect.center)
+    await run_until(app, lambda: isinstance(app.scene, LinkSameScene), what="the room")
+    scene = app.scene
+    await run_until(app, lambda: scene.model.status == "playing", what="play")
+    tiles = scene.view["tiles_left"]
+    a, b = playable_pairs(scene.view["board"], identity_key)[0]
+    click(app, scene.grid.centre(*a))
+    click(app, scene.grid.centre(*b))
+    await run_until(app, lambda: scene.view["tiles_left"] == tiles - 2, what="the pair")
+    click(app, scene.undo_button.rect.center)
+    await run_until(app, lambda: scene.view["undos"] == 1, what="the undo")
+    assert scene.view["tiles_left"] == tiles and scene.tile_at(a) is not None
+    click(app, scene.pause_button.rect.center)
+    await run_until(app, lambda: scene.model.paused == "player", what="the pause")
+    assert scene.view["board"] is None and scene.turn_text()[0] == "paused"
+    assert scene.pause_button.label == "Resume" and not scene.hint_button.enabled
+    assert "Paused" in scene.notice_text
+    room = server.lobby.rooms[scene.model.room]
+    assert room.engine.view(0)["paused"] == "player"
+    shot(app, tmp_path, "linksame-paused", keep=False)
+    click(app, scene.pause_button.rect.center)
+    await run_until(app, lambda: scene.model.paused is None, what="the resume")
+    assert scene.view["board"] is not None and scene.hint_button.enabled
