@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import socket
 import subprocess
 import sys
 
@@ -21,7 +22,7 @@ def parse(argvs: list[list[str]]) -> list[dict]:
     """Run the server's own option parser on each argv (in a child: it sets up logging)."""
     script = (
         "import json, sys\n"
-        "from server.app import parse_args\n"
+        "from tilehall.server.app import parse_args\n"
         "out = []\n"
         "for argv in json.loads(sys.argv[1]):\n"
         "    c = parse_args(argv)\n"
@@ -54,7 +55,7 @@ def env_groups() -> tuple[dict[str, str], dict[str, list[str]]]:
 
 def server_options() -> set[str]:
     help_text = subprocess.run(
-        [sys.executable, "-m", "server.app", "--help"],
+        [sys.executable, "-m", "tilehall.server.app", "--help"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -94,23 +95,41 @@ def test_every_configuration_line_is_accepted_by_the_server():
     assert any(c["db"] and c["db"].startswith("postgresql://") for c in configs)
 
 
-def test_the_compose_nodes_are_a_valid_cluster_behind_the_image_entrypoint():
+def test_the_compose_node_is_a_valid_cluster_node_behind_the_image_entrypoint():
     entry = json.loads(re.search(r"^ENTRYPOINT (\[.*\])$", DOCKERFILE, re.M)[1])
     assert entry[0] == "tilehall-server"
-    nodes = re.findall(r"^  (node\d):\n((?:    .*\n)+)", COMPOSE, re.M)
-    assert [n for n, _ in nodes] == ["node1", "node2"]
-    argvs = []
-    for _, body in nodes:
-        args = re.findall(r"^      - (--\S+)$", body, re.M)
-        args = [a.replace("${POSTGRES_PASSWORD:-tilehall}", "pw") for a in args]
-        argvs.append(entry[1:] + args)
-    configs = parse(argvs)
-    assert [c["node"] for c in configs] == ["node1", "node2"]
-    assert all(c["host"] == "0.0.0.0" for c in configs)
-    assert len({c["mqtt"] for c in configs}) == 1 and len({c["db"] for c in configs}) == 1
-    assert configs[0]["db"].startswith("postgresql://")
-    for service in ("postgres:", "mosquitto:", "node1:", "node2:"):
+    node = re.search(r"^  node:\n((?:    .*\n|\n)+)", COMPOSE, re.M)[1]
+    args = re.findall(r"^      - (--\S+)$", node, re.M)
+    args = [a.replace("${TILEHALL_PUBLIC_URL:-ws://localhost:8765}", "ws://lb:8765") for a in args]
+    [config] = parse([entry[1:] + args])
+    assert config["host"] == "0.0.0.0"
+    assert config["node"] == socket.gethostname(), "no --node: each replica takes its host name"
+    assert config["db"].startswith("postgresql://") and config["mqtt"].startswith("mqtt://")
+    for service in ("postgres:", "mosquitto:", "node:", "haproxy:"):
         assert f"\n  {service}" in COMPOSE
+    assert "container_name" not in node and "ports:" not in node, "replicas can scale"
+
+
+def test_no_password_is_on_a_command_line_or_in_the_repository():
+    """Passwords come from files the host makes (Docker secrets), never from argv."""
+    for url in re.findall(r"(?:postgresql|mqtt)s?://\S+", COMPOSE + ENV + UNIT):
+        assert not re.match(r"\w+://[^/@\s]*:[^/@\s]*@", url), url
+    assert "--db-password-file=/run/secrets/postgres_password" in COMPOSE
+    assert "--mqtt-password-file=/run/secrets/mqtt_password" in COMPOSE
+    assert "POSTGRES_PASSWORD_FILE: /run/secrets/postgres_password" in COMPOSE
+    assert "deploy/secrets/" in (ROOT / ".gitignore").read_text()
+    mosquitto = (DEPLOY / "mosquitto.conf").read_text()
+    assert "allow_anonymous false" in mosquitto and "password_file" in mosquitto
+
+
+def test_health_checks_ask_readiness_on_the_configured_port():
+    check = re.search(r"^  CMD (\[.*\])$", DOCKERFILE, re.M)[1]
+    assert json.loads(check) == ["tilehall-server", "admin", "health"]
+    haproxy = (DEPLOY / "haproxy.cfg").read_text()
+    assert "option httpchk GET /readyz" in haproxy
+    assert re.search(r"server-template node \S+ node:8765 check", haproxy)
+    assert "bind :8765" in haproxy and '"8765:8765"' in COMPOSE
+    assert "--trusted-proxy=10.89.0.10" in COMPOSE and "ipv4_address: 10.89.0.10" in COMPOSE
 
 
 def test_the_image_runs_as_an_unprivileged_user_with_the_cluster_extra():
