@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import typecheck
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 
@@ -40,7 +42,5 @@ def test_ruff_is_clean():
 
 
 def test_mypy_strict_is_clean():
-    out = subprocess.run(
-        [sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT, timeout=600
-    )
+    out = typecheck.run()
     assert out.returncode == 0, out.stdout + out.stderr
