@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
 
-from server.app import Server
-from server.config import Config, Limits
+from tests.memory import House
 
 # Speed is measured in bench/, not asserted here: on a shared 2-core machine a
 # per-example deadline only makes property tests flaky.
@@ -27,3 +28,11 @@ async def server(tmp_path: Path) -> AsyncIterator[Server]:
 @pytest.fixture
 def url(server: Server) -> str:
     return f"ws://127.0.0.1:{server.port}"
+
+
+@pytest.fixture
+async def house(tmp_path: Path) -> AsyncIterator[House]:
+    """The lobby and its rooms in memory: a real SQLite store, a fake clock, no sockets."""
+    h = await House.open(tmp_path)
+    yield h
+    await h.close()

@@ -10,8 +10,7 @@ import random
 from typing import Any
 
 import msgpack
-
-from protocol import CLIENT_MESSAGES, encode
+from tilehall.protocol import CLIENT_MESSAGES, encode
 
 FIELDS = sorted({f.name for spec in CLIENT_MESSAGES.values() for f in spec.fields})
 ACTIONS = [

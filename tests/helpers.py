@@ -10,46 +10,56 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
+from tilehall.protocol import SERVER_MESSAGES, check, decode, encode
 from websockets.asyncio.client import ClientConnection, connect
-
-from protocol import SERVER_MESSAGES, check, decode, encode
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class ServerProcess:
-    """``tilehall-server`` run as a real process on a free port."""
+class SpawnedServer:
+    """A server program run as a real process on a free port.
 
-    def __init__(self, data_dir: Path, *args: str) -> None:
-        self.data_dir = data_dir
+    Its port is read from the ``listening on ws://HOST:PORT`` line it logs on
+    stderr, and its admin listener's from the ``admin listener on http://...``
+    line before it; the rest of that log is kept in :attr:`log` (the first
+    ``max_log`` lines, when given: a long load run logs more than it is worth
+    keeping). ``umask``: the process's, when a test needs a given one.
+    """
+
+    def __init__(self, *args: str, max_log: int | None = None, umask: int | None = None) -> None:
         self.args = args
+        self.max_log = max_log
+        self.umask = umask
         self.proc: subprocess.Popen[str] | None = None
         self.port = 0
+        self.admin_port = 0
         self.log: list[str] = []
+
+    def command(self) -> list[str]:
+        """The program's command line, read at each start (a test may change ``args``)."""
+        raise NotImplementedError
 
     def start(self, timeout: float = 20.0) -> str:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        umask = self.umask
+
+        def set_umask() -> None:
+            if umask is not None:
+                os.umask(umask)
+
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server.app",
-                "--port",
-                "0",
-                "--data-dir",
-                str(self.data_dir),
-                "--ping-interval",
-                "0",
-                *self.args,
-            ],
+            self.command(),
             cwd=ROOT,
             env=env,
             stderr=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             text=True,
+            preexec_fn=None if umask is None else set_umask,
         )
         assert self.proc.stderr is not None
         deadline = time.monotonic() + timeout
@@ -58,6 +68,8 @@ class ServerProcess:
             if not line:
                 break
             self.log.append(line)
+            if m := re.search(r"admin listener on http://\S+:(\d+)", line):
+                self.admin_port = int(m.group(1))
             m = re.search(r"listening on ws://[\d.]+:(\d+)", line)
             if m:
                 self.port = int(m.group(1))
@@ -68,11 +80,21 @@ class ServerProcess:
 
     def _drain(self, stream: Any) -> None:
         for line in stream:
-            self.log.append(line)
+            if self.max_log is None or len(self.log) < self.max_log:
+                self.log.append(line)
 
     @property
     def url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def admin_url(self) -> str:
+        """The admin listener: ``/metrics``, ``/admin/...`` and the health checks."""
+        return f"http://127.0.0.1:{self.admin_port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -90,12 +112,57 @@ class ServerProcess:
             self.proc.wait(10)
 
 
+class ServerProcess(SpawnedServer):
+    """``tilehall-server`` run as a real process on a free port.
+
+    Keepalive pings are off (``ping_interval=0``) unless asked for: a test that
+    pauses must not be cut off, while a load run measures the server as deployed.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *args: str,
+        ping_interval: float = 0.0,
+        max_log: int | None = None,
+        umask: int | None = None,
+    ) -> None:
+        super().__init__(*args, max_log=max_log, umask=umask)
+        self.data_dir = data_dir
+        self.ping_interval = ping_interval
+
+    def command(self) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "tilehall.server.app",
+            "--port",
+            "0",
+            "--data-dir",
+            str(self.data_dir),
+            "--ping-interval",
+            f"{self.ping_interval:g}",
+            *self.args,
+        ]
+
+
+def http_get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
+    """GET ``url`` (blocking): the status and the body, also for error statuses."""
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
 class Raw:
     """A bare client: encodes and decodes frames itself; checks what the server sends."""
 
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.pushed: list[dict[str, Any]] = []
+        self.token: str | None = None
 
     @classmethod
     async def open(

@@ -7,11 +7,14 @@ absent: no ``mosquitto`` binary, or no PostgreSQL answering at
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -93,6 +96,8 @@ class Mosquitto:
         self.conf = workdir / "mosquitto.conf"
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+            # as deploy/mosquitto.conf: without it every relayed message waits ~40 ms
+            "set_tcp_nodelay true\n"
         )
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -117,8 +122,121 @@ class Mosquitto:
                 time.sleep(0.05)
         raise RuntimeError("mosquitto did not start listening")
 
-    def stop(self) -> None:
+    def stop(self, sig: int = signal.SIGKILL) -> None:
+        """Stop it: SIGKILL by default; SIGTERM as a service manager's restart does (the
+        broker then publishes its clients' Last Wills on the way out)."""
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
+            self.proc.send_signal(sig)
             self.proc.wait(10)
         self.proc = None
+
+
+# -- services a test may really break ---------------------------------------------------------
+
+
+def _pg_bin() -> Path | None:
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    if found:
+        return found[-1].parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb else None
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of the test's own, on a free port, that the test may stop.
+
+    The shared server at ``$TILEHALL_TEST_PG`` must keep running for everyone
+    else; a test that stops the database stops this one. PostgreSQL refuses to
+    run as root, so as root it runs as the ``postgres`` user.
+    """
+
+    def __init__(self, password: str | None = None) -> None:
+        """``password``: the ``postgres`` user's, required by password authentication
+        (none: anyone on 127.0.0.1 may connect, as the shared test server allows)."""
+        bindir = _pg_bin()
+        if bindir is None:
+            pytest.skip("PostgreSQL's server programs (initdb, pg_ctl) are not installed")
+        self.bindir = bindir
+        self.port = free_port()
+        # Not under the test's folder: pytest keeps that 0700 to root, and the
+        # server runs as 'postgres'.
+        self.dir = Path(tempfile.mkdtemp(prefix="tilehall-pg-"))
+        self.data = self.dir / "data"
+        self._as: list[str] = []
+        if os.geteuid() == 0:
+            runuser = shutil.which("runuser")
+            if runuser is None:
+                pytest.skip("running PostgreSQL as root needs runuser to drop to 'postgres'")
+            self._as = [runuser, "-u", "postgres", "--"]
+        if self._as:
+            shutil.chown(self.dir, "postgres")
+        auth = ["-A", "trust"]
+        if password is not None:
+            pwfile = self.dir / "pw"
+            pwfile.write_text(password + "\n")
+            if self._as:
+                shutil.chown(pwfile, "postgres")
+            auth = ["-A", "scram-sha-256", f"--pwfile={pwfile}"]
+        self._run("initdb", "-D", str(self.data), *auth, "-U", "postgres", "--no-sync")
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, program: str, *args: str) -> None:
+        done = subprocess.run(
+            [*self._as, str(self.bindir / program), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=self.dir,
+            timeout=60,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{program} failed: {done.stderr.strip()}")
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", "log", "-w", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop it as an operator would (``fast``: sessions are terminated)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def close(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self.stop("immediate")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class SmallDisk:
+    """A filesystem of a few MiB that a test can fill, really (a tmpfs; needs root)."""
+
+    def __init__(self, mountpoint: Path, size_kib: int = 4096) -> None:
+        mountpoint.mkdir()
+        self.path = mountpoint
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size_kib}k,mode=0700", "tmpfs", str(mountpoint)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a small filesystem to fill: {done.stderr.strip()}")
+        self.filler = mountpoint / "filler"
+
+    def fill(self) -> None:
+        """Take every free byte left.
+
+        Unbuffered: a buffered file keeps the part of its last write that did not
+        fit and fails again when it is closed, unless the free space happened to
+        be a whole number of writes.
+        """
+        with self.filler.open("ab", buffering=0) as f, contextlib.suppress(OSError):
+            while True:
+                f.write(b"\0" * 65536)
+
+    def free(self) -> None:
+        self.filler.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        subprocess.run(["umount", "-l", str(self.path)], capture_output=True)
