@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tilehall.protocol import encode
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from protocol import encode
 from tests.helpers import Raw, ServerProcess
 
 
@@ -100,7 +100,7 @@ def flood_process(
 
 
 def server_act(port: int) -> dict[str, float]:
-    """The server's own act-latency histogram (seconds), from /metrics."""
+    """The server's own act-latency histogram (seconds), from /metrics (admin listener)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
         text = resp.read().decode()
     out: dict[str, float] = {}
@@ -152,9 +152,9 @@ async def main() -> None:
     url = server.start()
     try:
         player, room = await victim(url)
-        m0 = server_act(server.port)
+        m0 = server_act(server.admin_port)
         base = await measure(player, room, a.samples)
-        m1 = server_act(server.port)
+        m1 = server_act(server.admin_port)
         seconds = a.seconds or a.samples * 0.035 + 2
         queue: multiprocessing.Queue = multiprocessing.Queue()
         proc = multiprocessing.Process(
@@ -162,9 +162,9 @@ async def main() -> None:
         )
         proc.start()
         await asyncio.sleep(1)
-        m2 = server_act(server.port)
+        m2 = server_act(server.admin_port)
         loaded = await measure(player, room, a.samples)
-        m3 = server_act(server.port)
+        m3 = server_act(server.admin_port)
         counts = await asyncio.to_thread(queue.get)
         proc.join()
         await player.close()

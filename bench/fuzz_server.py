@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tilehall.server.admin import load_export, replay_export
 from websockets.exceptions import ConnectionClosed
 
-from server.admin import load_export, replay_export
 from tests.fuzzing import frame
 from tests.helpers import ROOT, Raw, ServerProcess
 
@@ -95,10 +95,8 @@ async def main() -> None:
                 [
                     sys.executable,
                     "-m",
-                    "server.app",
+                    "tilehall.server.app",
                     "admin",
-                    "--url",
-                    f"http://127.0.0.1:{server.port}",
                     "--data-dir",
                     str(data),
                     "replay",
@@ -115,7 +113,7 @@ async def main() -> None:
         log = "".join(server.log)
         errors = sum(1 for line in server.log if " ERROR " in line or "Traceback" in line)
         metrics = subprocess.run(
-            ["curl", "-s", f"http://127.0.0.1:{server.port}/metrics"],
+            ["curl", "-s", f"{server.admin_url}/metrics"],
             capture_output=True,
             text=True,
         ).stdout

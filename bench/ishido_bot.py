@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.bots.ishido import BOTS
-from server.games.ishido import Ishido
+from tilehall.server.bots.ishido import BOTS
+from tilehall.server.games.ishido import Ishido
 
 
 def run(level: str, games: int, options: dict[str, str]) -> dict[str, float]:

@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.bots.lines import BOTS
-from server.games.base import Status
-from server.games.lines import Lines
+from tilehall.protocol import Status
+from tilehall.server.bots.lines import BOTS
+from tilehall.server.games.lines import Lines
 
 
 def play(seed: int, level: str, budget: float, max_moves: int) -> tuple[int, bool, list[float]]:

@@ -26,9 +26,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.bots.base import Bot
-from server.bots.mathable import BOTS, HardBot, best_placement
-from server.games.mathable import Mathable
+from tilehall.protocol import Status
+from tilehall.server.bots.base import Bot
+from tilehall.server.bots.mathable import BOTS, HardBot, best_placement
+from tilehall.server.games.mathable import Mathable
 
 
 class GreedyOneTile(Bot):
@@ -38,7 +39,7 @@ class GreedyOneTile(Bot):
     level = "greedy1"
 
     def choose(self, view: dict[str, Any]) -> dict[str, Any] | None:
-        if view["status"] != "playing" or view["to_move"] != view["seat"]:
+        if view["status"] != Status.PLAYING or view["to_move"] != view["seat"]:
             return None
         rack = view["racks"][view["seat"]]
         if view["turn"]["placed"]:

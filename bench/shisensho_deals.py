@@ -26,8 +26,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from server.games import linksame, matchit
-from server.games.shisensho import deal_random, identity_key, movement, solve
+from tilehall.server.games import linksame, matchit
+from tilehall.server.games.shisensho import deal_random, identity_key, movement, solve
 
 
 class Timings:

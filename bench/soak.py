@@ -30,9 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.admin import load_export, replay_export
-from server.bots import bot_levels
-from server.games import all_games
+from tilehall.protocol import Status
+from tilehall.server.admin import load_export, replay_export
+from tilehall.server.bots import bot_levels
+from tilehall.server.games import all_games
+
 from tests.helpers import ROOT, Raw, ServerProcess
 
 
@@ -81,7 +83,7 @@ async def run_room(
             stats["updates"] += 1
             updates += 1
             last_seq, last_move, last_view = msg["seq"], time.monotonic(), msg["view"]
-            if msg["view"]["status"] == "over":
+            if msg["view"]["status"] == Status.OVER:
                 stats["finished"].append(room)
                 stats["by_game"][game] = stats["by_game"].get(game, 0) + 1
                 return
@@ -107,10 +109,8 @@ def admin(data_dir: Path, port: int, *args: str) -> subprocess.CompletedProcess[
         [
             sys.executable,
             "-m",
-            "server.app",
+            "tilehall.server.app",
             "admin",
-            "--url",
-            f"http://127.0.0.1:{port}",
             "--data-dir",
             str(data_dir),
             *args,

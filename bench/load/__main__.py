@@ -1,0 +1,5 @@
+"""``python -m bench.load``: see :mod:`bench.load`."""
+
+from bench.load.cli import main
+
+main()

@@ -1,0 +1,100 @@
+"""``python -m bench.load``: the command line of the load harness."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.load.config import PHASES, LoadConfig
+from bench.load.phases import Harness
+from bench.load.report import table
+from bench.load.servers import raise_nofile
+
+__all__ = ["main", "parse_args", "run_load"]
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[LoadConfig, argparse.Namespace]:
+    d = LoadConfig()
+    p = argparse.ArgumentParser(
+        prog="python -m bench.load",
+        description="Measure a Tilehall server: idle connections, rooms of bots, fan-out to "
+        "spectators and the journal, each against a bare websockets server.",
+    )
+    p.add_argument("--url", help="measure this running server (default: start one)")
+    p.add_argument("--server-pid", type=int, help="with --url: the server's pid, for memory")
+    p.add_argument("--connections", "-N", type=int, default=d.connections, help="idle connections")
+    p.add_argument("--rooms", "-R", type=int, default=d.rooms, help="rooms of bots playing")
+    p.add_argument("--spectators", "-S", type=int, default=d.spectators, help="on one room")
+    p.add_argument("--duration", type=float, default=d.duration, help="seconds per phase")
+    p.add_argument("--phases", default=",".join(PHASES), help="comma list of " + ", ".join(PHASES))
+    p.add_argument("--game", default=d.game, help="solo game the bots play (default ishido)")
+    p.add_argument("--level", help="bot level (default: the game's cheapest)")
+    p.add_argument(
+        "--pace", type=float, default=d.pace, help="seconds between a room's moves (0: flat out)"
+    )
+    p.add_argument("--window", type=int, default=d.window, help="updates ahead of spectators")
+    p.add_argument("--no-baseline", action="store_true", help="skip the bare websockets runs")
+    p.add_argument(
+        "--compact", action="store_true", help="compact updates (patches), as bundled clients"
+    )
+    p.add_argument("--server-loop", choices=["asyncio", "uvloop"], default="asyncio")
+    p.add_argument("--client-loop", choices=["asyncio", "uvloop"], default="asyncio")
+    p.add_argument("--journal-rooms", type=int, default=d.journal_rooms)
+    p.add_argument("--journal-actions", type=int, default=d.journal_actions)
+    p.add_argument("--json", action="store_true", help="print the JSON report on stdout")
+    p.add_argument("--out", type=Path, help="also write the JSON report here")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    a = p.parse_args(argv)
+    phases = tuple(x.strip() for x in a.phases.split(",") if x.strip())
+    if bad := [x for x in phases if x not in PHASES]:
+        p.error(f"unknown phase(s) {', '.join(bad)}")
+    cfg = LoadConfig(
+        url=a.url,
+        server_pid=a.server_pid,
+        connections=a.connections,
+        rooms=a.rooms,
+        spectators=a.spectators,
+        duration=a.duration,
+        phases=phases,
+        game=a.game,
+        level=a.level,
+        window=a.window,
+        pace=a.pace,
+        baseline=not a.no_baseline,
+        compact=a.compact,
+        server_loop=a.server_loop,
+        journal_rooms=a.journal_rooms,
+        journal_actions=a.journal_actions,
+        progress=not a.quiet,
+    )
+    return cfg, a
+
+
+async def run_load(cfg: LoadConfig) -> dict[str, Any]:
+    """Run the phases of ``cfg`` and return the report (servers started here are stopped)."""
+    raise_nofile()
+    h = Harness(cfg)
+    await asyncio.to_thread(h.start)
+    try:
+        return await h.run()
+    finally:
+        await asyncio.to_thread(h.stop)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m bench.load``."""
+    cfg, a = parse_args(argv)
+    if a.client_loop == "uvloop":
+        import uvloop
+
+        uvloop.install()
+    report = asyncio.run(run_load(cfg))
+    if a.out:
+        a.out.write_text(json.dumps(report, indent=2))
+    if a.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(table(report))

@@ -1,0 +1,108 @@
+"""A short run of the load harness: every figure is reported, and each is a sane number."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+from tilehall.clients.bot.app import main as bot_main
+
+from bench.load import LoadConfig, parse_args, run_load, table
+from tests.helpers import ROOT
+
+
+def _number(x: object) -> float:
+    assert isinstance(x, int | float) and not isinstance(x, bool), x
+    assert math.isfinite(x)
+    return float(x)
+
+
+def _percentiles(s: dict[str, float]) -> None:
+    p50, p95, p99, top = (_number(s[k]) for k in ("p50_ms", "p95_ms", "p99_ms", "max_ms"))
+    assert 0 < p50 <= p95 <= p99 <= top < 30_000, s
+
+
+async def test_short_run_reports_every_figure() -> None:
+    cfg = LoadConfig(
+        connections=300,
+        rooms=6,
+        spectators=30,
+        duration=1.0,
+        journal_rooms=20,
+        journal_actions=600,
+        progress=False,
+    )
+    report = await run_load(cfg)
+    json.dumps(report)  # the JSON report is JSON
+
+    idle = report["idle"]
+    assert idle["connections"] == 300 and not idle["errors"]
+    assert 0 < _number(idle["kib_per_connection"]) < 1024
+    assert 0 < _number(idle["baseline_kib_per_connection"]) < 1024
+
+    rooms = report["rooms"]
+    assert _number(rooms["moves"]) > 20 and _number(rooms["moves_per_s"]) > 10
+    _percentiles(rooms["act_update_rtt"])
+    assert rooms["act_update_rtt"]["n"] == rooms["moves"]
+    assert 20 < _number(rooms["act_bytes"]) < _number(rooms["update_bytes"]) < 64 * 1024
+    assert _number(rooms["server_cpu_pct"]) > 0
+    echo = rooms["baseline_echo"]
+    assert _number(echo["round_trips_per_s"]) > 10
+    _percentiles(echo["rtt"])
+    assert 0 < _number(rooms["ratio_to_echo"]) < 10
+    assert rooms["errors"] == {}
+
+    fan = report["fanout"]
+    assert fan["spectators_lost"] == 0 and fan["errors"] == {}
+    assert _number(fan["moves"]) > 0
+    assert fan["frames_delivered"] == fan["expected_frames"] == fan["moves"] * 30
+    assert fan["completeness"] == 1.0
+    _percentiles(fan["lag"])
+    bare = fan["baseline_broadcast"]
+    assert _number(bare["delivery_per_s"]) > 0 and bare["completeness"] == 1.0
+    _percentiles(bare["lag"])
+    assert 0 < _number(fan["ratio_to_broadcast"]) < 10
+
+    journal = report["journal"]
+    assert journal["actions"] == 600 and _number(journal["committed_per_s"]) > 100
+    _percentiles(journal["append_latency"])
+
+    server = report["server"]
+    assert _number(server["rss_mib"]) > 5 and server["peak_rss_mib"] >= server["rss_mib"]
+    assert report["machine"]["nproc"] >= 1 and report["machine"]["websockets"]
+
+    text = table(report)
+    for label in ("KiB per connection", "moves/s", "act->update p99_ms", "spectators frames/s",
+                  "spectator lag p99_ms", "committed actions/s", "server rss"):  # fmt: skip
+        assert label in text
+
+
+def test_arguments() -> None:
+    cfg, _ = parse_args(["-N", "10", "-R", "2", "-S", "3", "--phases", "rooms,journal",
+                         "--pace", "0.5"])  # fmt: skip
+    assert (cfg.connections, cfg.rooms, cfg.spectators, cfg.pace) == (10, 2, 3, 0.5)
+    assert cfg.phases == ("rooms", "journal")
+
+
+def test_the_harness_runs_from_a_checkout():
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.load", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m bench.load")
+
+
+def test_the_installed_client_carries_no_harness():
+    for module in ("load", "baseline", "wire"):
+        assert importlib.util.find_spec(f"tilehall.clients.bot.{module}") is None
+    with pytest.raises(SystemExit) as exc:
+        bot_main(["load", "--rooms", "5"])
+    assert exc.value.code == 2
