@@ -238,7 +238,12 @@ class Room:
         if self.engine is not None:
             played = self.engine.view(seat)
             if "now" in played or played.get("deadline") is not None:
-                played["now"] = self.clock.time()
+                now = played["now"] = self.clock.time()
+                # The engine's view was made at its last step; a running clock's
+                # time_left must agree with the now sent beside it.
+                deadline = played.get("deadline", played.get("shot_deadline"))
+                if deadline is not None and isinstance(played.get("time_left"), float | int):
+                    played["time_left"] = max(0.0, deadline - now)
             return played
         view: dict[str, Any] = {
             "game": self.game.name,

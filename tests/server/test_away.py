@@ -195,3 +195,16 @@ async def test_after_a_restart_the_pause_counts_from_the_last_move(tmp_path):
         assert rejoined["view"]["lives"] == joined["view"]["lives"]
     finally:
         await second.close()
+
+
+async def test_a_snapshot_taken_later_says_the_time_left_at_its_own_now(house):
+    """A watch or rejoin some time after the last update carries a fresh ``now``; its
+    ``time_left`` must be counted from that ``now``, not from the last update's."""
+    _ada, _wes, room, joined = await solo(house, "matchit")
+    deadline = joined["view"]["deadline"]
+    house.clock.advance(25)
+    late = await house.player("Late")
+    view = (await house.call(late, {"t": "watch", "room": room}))["view"]
+    assert view["now"] == joined["view"]["now"] + 25
+    assert view["deadline"] == deadline
+    assert view["time_left"] == deadline - view["now"]
