@@ -19,17 +19,16 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Static
 from tilehall.clients.cli.app import Frame
 from tilehall.clients.cli.games import GameScreen, screen_for
 from tilehall.clients.cli.help import HelpScreen, keys_of
-from tilehall.clients.cli.widgets import StatusLine
+from tilehall.clients.cli.widgets import PagedScreen, StatusLine
 from tilehall.clients.model import ReplayModel, RoomModel, ServerClock
 
 if TYPE_CHECKING:
-    from tilehall.clients.cli.app import TilehallApp
+    pass
 
 __all__ = ["AUTOPLAY_SECONDS", "HistoryScreen", "Replaying", "history_row", "replay_screen"]
 
@@ -79,7 +78,7 @@ def history_row(room: dict[str, Any]) -> tuple[str, str, str, str, str]:
     )
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(PagedScreen):
     """A player's finished games, newest first, a page at a time; enter replays one.
 
     Args:
@@ -99,19 +98,12 @@ class HistoryScreen(Screen[None]):
     ]
 
     def __init__(self, *, player: str | None = None, page: int = 20) -> None:
-        super().__init__()
+        super().__init__(page=page)
         self.player = player
-        self.page_size = page
         self.game: str | None = None
         """Only this game's rooms; None for all."""
-        self.cursors: list[str | None] = [None]
-        self.next: str | None = None
         self.rooms: dict[str, dict[str, Any]] = {}
         """The page shown, by room id."""
-
-    @property
-    def tapp(self) -> TilehallApp:
-        return cast("TilehallApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
@@ -131,39 +123,22 @@ class HistoryScreen(Screen[None]):
             table.add_column(label, width=width)
         self.load()
 
-    def action_page(self, delta: int) -> None:
-        if delta > 0 and self.next is not None:
-            self.cursors.append(self.next)
-        elif delta < 0 and len(self.cursors) > 1:
-            self.cursors.pop()
-        else:
-            self.notify("No more pages that way.")
-            return
-        self.load()
-
     def action_game(self, delta: int) -> None:
         names: list[str | None] = [None, *self.tapp.games]
         self.game = names[(names.index(self.game) + delta) % len(names)]
-        self.cursors = [None]
-        self.load()
+        self.restart()
 
     def action_cursor(self, delta: int) -> None:
         table = self.query_one("#history", DataTable)
         table.move_cursor(row=table.cursor_row + delta)
 
-    @work(exclusive=True, group="history")
-    async def load(self) -> None:
-        msg: dict[str, Any] = {"t": "history", "limit": self.page_size}
+    def request(self) -> dict[str, Any]:
+        msg: dict[str, Any] = {"t": "history"}
         if self.player is not None:
             msg["player"] = self.player
         if self.game is not None:
             msg["game"] = self.game
-        if self.cursors[-1] is not None:
-            msg["cursor"] = self.cursors[-1]
-        reply = await self.tapp.call(msg)
-        if reply is not None:
-            self.tapp.lobby.apply(reply)
-            self.show(reply)
+        return msg
 
     def show(self, reply: dict[str, Any]) -> None:
         if not self.query("#history"):
@@ -213,9 +188,6 @@ class HistoryScreen(Screen[None]):
             "colours)."
         )
         self.app.push_screen(HelpScreen("History", keys_of(self), about))
-
-    def action_back(self) -> None:
-        self.dismiss(None)
 
 
 class Replaying(GameScreen):

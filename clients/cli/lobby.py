@@ -20,7 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Input, Label, Static
 from tilehall.clients.cli.app import Frame
 from tilehall.clients.cli.help import HelpScreen, keys_of
-from tilehall.clients.cli.widgets import Choice, StatusLine
+from tilehall.clients.cli.widgets import Choice, PagedScreen, StatusLine
 from tilehall.clients.model import LobbyModel, seat_label
 
 if TYPE_CHECKING:
@@ -719,7 +719,7 @@ class ScoresScreen(Screen[None]):
         self.dismiss(None)
 
 
-class LeaderboardScreen(Screen[None]):
+class LeaderboardScreen(PagedScreen):
     """A rated game's players, best rating first, a page at a time; the player's own below.
 
     Pages follow the reply's ``next`` cursor; the cursors of the pages before
@@ -735,17 +735,9 @@ class LeaderboardScreen(Screen[None]):
     ]
 
     def __init__(self, games: list[str], *, page: int = 20) -> None:
-        super().__init__()
+        super().__init__(page=page)
         self.games = games
         self.game = games[0]
-        self.page_size = page
-        self.cursors: list[str | None] = [None]
-        """The cursor of each page up to the one shown (the first page's is None)."""
-        self.next: str | None = None
-
-    @property
-    def tapp(self) -> TilehallApp:
-        return cast("TilehallApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static(id="board-title")
@@ -762,28 +754,10 @@ class LeaderboardScreen(Screen[None]):
     def action_game(self, delta: int) -> None:
         at = self.games.index(self.game)
         self.game = self.games[(at + delta) % len(self.games)]
-        self.cursors = [None]
-        self.load()
+        self.restart()
 
-    def action_page(self, delta: int) -> None:
-        if delta > 0 and self.next is not None:
-            self.cursors.append(self.next)
-        elif delta < 0 and len(self.cursors) > 1:
-            self.cursors.pop()
-        else:
-            self.notify("No more pages that way.")
-            return
-        self.load()
-
-    @work(exclusive=True, group="leaderboard")
-    async def load(self) -> None:
-        msg: dict[str, Any] = {"t": "leaderboard", "game": self.game, "limit": self.page_size}
-        if self.cursors[-1] is not None:
-            msg["cursor"] = self.cursors[-1]
-        reply = await self.tapp.call(msg)
-        if reply is not None:
-            self.tapp.lobby.apply(reply)
-            self.show(reply)
+    def request(self) -> dict[str, Any]:
+        return {"t": "leaderboard", "game": self.game}
 
     def show(self, reply: dict[str, Any]) -> None:
         if not self.query("#board"):
@@ -833,9 +807,6 @@ class LeaderboardScreen(Screen[None]):
             "fixed ratings; games a stand-in played for you are not rated."
         )
         self.app.push_screen(HelpScreen("Ratings", keys_of(self), about))
-
-    def action_back(self) -> None:
-        self.dismiss(None)
 
 
 def _date(at: float | None) -> str:

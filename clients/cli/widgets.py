@@ -9,17 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 from tilehall.clients.cli.look import cell_letter
+
+if TYPE_CHECKING:
+    from tilehall.clients.cli.app import TilehallApp
 
 __all__ = ["Cell", "Choice", "Grid", "Paint", "StatusLine"]
 
@@ -319,3 +323,58 @@ class Choice(Widget, can_focus=True):
 
     def render(self) -> Text:
         return Text.assemble(("< ", "dim"), self.labels[self.index], (" >", "dim"))
+
+
+class PagedScreen(Screen[None]):
+    """A list the server hands out a page at a time (``history``, ``leaderboard``).
+
+    ``n`` follows the reply's ``next`` cursor; the cursors of the pages before are
+    kept here, so ``p`` goes back without the server keeping anything per client.
+    A subclass says what to ask (:meth:`request`) and how to draw a reply (:meth:`show`).
+    """
+
+    def __init__(self, *, page: int = 20) -> None:
+        super().__init__()
+        self.page_size = page
+        self.cursors: list[str | None] = [None]
+        """The cursor of each page up to the one shown (the first page's is None)."""
+        self.next: str | None = None
+
+    @property
+    def tapp(self) -> TilehallApp:
+        return cast("TilehallApp", self.app)
+
+    def request(self) -> dict[str, Any]:
+        """The request for the first page, without ``limit`` and ``cursor``."""
+        raise NotImplementedError
+
+    def show(self, reply: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def restart(self) -> None:
+        """Back to the first page, of a request that changed (another game)."""
+        self.cursors = [None]
+        self.load()
+
+    def action_page(self, delta: int) -> None:
+        if delta > 0 and self.next is not None:
+            self.cursors.append(self.next)
+        elif delta < 0 and len(self.cursors) > 1:
+            self.cursors.pop()
+        else:
+            self.notify("No more pages that way.")
+            return
+        self.load()
+
+    @work(exclusive=True, group="page")
+    async def load(self) -> None:
+        msg = self.request() | {"limit": self.page_size}
+        if self.cursors[-1] is not None:
+            msg["cursor"] = self.cursors[-1]
+        reply = await self.tapp.call(msg)
+        if reply is not None:
+            self.tapp.lobby.apply(reply)
+            self.show(reply)
+
+    def action_back(self) -> None:
+        self.dismiss(None)
