@@ -80,3 +80,72 @@ class CutProxy:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+class Gate:
+    """Listen on 127.0.0.1 and relay to ``host:port`` while open; :meth:`shut` cuts it off.
+
+    Shut, it resets the connections it carries and every new one at once: the
+    service behind it is unreachable for this one client while it stays up for
+    the others (a node cut off from the broker, say).
+    """
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host = host
+        self.port = port
+        self.listen_port = 0
+        self.open = True
+        self._server: asyncio.Server | None = None
+        self._links: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.listen_port = self._server.sockets[0].getsockname()[1]
+        return self.listen_port
+
+    def shut(self) -> None:
+        self.open = False
+        for w in list(self._links):
+            if w.transport is not None:
+                w.transport.abort()
+        self._links.clear()
+
+    def reopen(self) -> None:
+        self.open = True
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.open:
+            writer.transport.abort()
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._links |= {writer, up_writer}
+        pumps = {
+            asyncio.create_task(_pump(reader, up_writer)),
+            asyncio.create_task(_pump(up_reader, writer)),
+        }
+        self._tasks |= pumps
+        await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        for w in (writer, up_writer):
+            self._links.discard(w)
+            if w.transport is not None:
+                w.transport.abort()
+        self._tasks -= pumps
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(ConnectionError, OSError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()

@@ -4,8 +4,9 @@ The fixed top-level folders (server/, protocol/, clients/) become
 ``tilehall.server`` and so on only through the install's package-dir mapping,
 which mypy cannot follow in an editable install. So the check runs over a
 throw-away tree of symbolic links, ``tilehall/{server,protocol,clients}``,
-with the project's own mypy settings. The load harness (``bench.load``, run
-from a checkout) is checked there too, with the test helpers it imports::
+with the project's own mypy settings. The load harness (``bench.load``) and
+the fault bench (``bench.chaos``), run from a checkout, are checked there too,
+with the test helpers they import::
 
     python -m tests.typecheck
 """
@@ -46,6 +47,8 @@ def run(*extra: str) -> subprocess.CompletedProcess[str]:
                 "tilehall",
                 "-p",
                 "bench.load",
+                "-m",
+                "bench.chaos",
             ],
             cwd=tmp,
             capture_output=True,

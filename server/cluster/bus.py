@@ -65,6 +65,8 @@ class Bus:
         on_connected: called after every (re)connection, once the node's
             subscriptions are in place and its presence said (it must not wait:
             messages are read only after it returns).
+        on_disconnected: called when a connection that was up is lost (or closed):
+            whatever was on its way to this node over it will never arrive.
     """
 
     def __init__(
@@ -76,6 +78,7 @@ class Bus:
         presence: Callable[[str, int], Presence],
         on_message: Callable[[list[str], bytes], None],
         on_connected: Callable[[], None],
+        on_disconnected: Callable[[], None] = lambda: None,
     ) -> None:
         self.settings = settings
         self.topics = settings.topics
@@ -84,6 +87,7 @@ class Bus:
         self._presence = presence
         self._on_message = on_message
         self._on_connected = on_connected
+        self._on_disconnected = on_disconnected
         self.conn = 0
         """Connections to the broker so far: the second half of this node's presence order."""
         self.connected = asyncio.Event()
@@ -212,9 +216,12 @@ class Bus:
             except Exception:  # never leave the bus for good over one bug
                 log.exception("cluster connection failed; reconnecting")
             finally:
+                was_up = self.connected.is_set()
                 self.connected.clear()
                 self._client = None
                 if publisher is not None:
                     publisher.cancel()
+                if was_up:
+                    self._on_disconnected()
             await asyncio.sleep(backoff * (0.5 + random.random()))
             backoff = min(MAX_BACKOFF, backoff * 2)

@@ -94,6 +94,9 @@ class Cluster:
         self._watching: set[str] = set()
         self._placed: dict[str, asyncio.Future[Entry]] = {}
         self.presence: dict[str, Presence] = {}
+        self.heard: dict[str, int] = {}
+        """The bus connection (``bus.conn``) on which each other node's presence was last
+        heard: a node not heard on the current one may not be on the bus (see reachable)."""
         self.leases = Leases(
             self.store,
             self.node,
@@ -110,6 +113,7 @@ class Cluster:
             presence=self._presence,
             on_message=self._on_message,
             on_connected=self._on_connected,
+            on_disconnected=self._on_disconnected,
         )
         self.directory = Directory(
             self.node,
@@ -129,6 +133,7 @@ class Cluster:
             publish=self._publish_now,
             connected=self.bus.connected.is_set,
             alive=self.alive,
+            reachable=self.reachable,
             directory=self.directory.entries,
             spawn=self.spawn,
         )
@@ -206,6 +211,10 @@ class Cluster:
         self.directory.republish()
         self.spawn(self._reannounce())
 
+    def _on_disconnected(self) -> None:
+        # Answers to requests relayed over the lost connection can no longer arrive.
+        self.relay.fail_all("the cluster bus went down before the answer came")
+
     def _on_message(self, parts: list[str], payload: bytes) -> None:
         if parts[0] == "node" and len(parts) == 2:
             self._on_presence(parts[1], payload)
@@ -249,7 +258,13 @@ class Cluster:
         known = self.presence.get(node)
         if known is not None and info.order < known.order:
             return  # older than what is known: a late Will, a stale retained message
+        first = self.heard.get(node) != self.bus.conn
+        self.heard[node] = self.bus.conn
         if known is not None and info.order == known.order and info.state == known.state:
+            if first and info.state == "online":
+                # Heard again after this node reconnected: what it sent us meanwhile, and
+                # re-entries refused while it was not heard, are to be done again.
+                self.relay.resync_host(node)
             return
         self.presence[node] = info
         if info.state == "online":
@@ -263,6 +278,17 @@ class Cluster:
         """Not known to be offline (a node not heard of yet is given the benefit of the doubt)."""
         known = self.presence.get(node)
         return node == self.node or known is None or known.state != "offline"
+
+    def reachable(self, node: str) -> bool:
+        """Whether a request sent to ``node`` now can reach it: it is alive, and its
+        presence was heard on this node's current bus connection.
+
+        After a broker restart the nodes come back one by one; a request sent to
+        a node not yet back would be lost (nobody holds its subscriptions), and its
+        sender would wait the whole request timeout. Every node says its presence
+        after subscribing, so once it is heard its inbox is listened to.
+        """
+        return self.alive(node) and self.heard.get(node) == self.bus.conn
 
     async def _watch_lapse(self, node: str) -> None:
         """A Will named ``node``: take its rooms when its lease lapses, unless it renews."""

@@ -212,6 +212,8 @@ class Relay:
         publish: send one request now (raises ``aiomqtt.MqttError`` when the bus is down).
         connected: whether the bus is up.
         alive: whether a node is not known to be gone.
+        reachable: whether a request sent to a node now can reach it (it is on the
+            bus: its presence was heard since this node last connected).
         directory: the rooms other nodes announced.
         spawn: run a background task.
     """
@@ -225,6 +227,7 @@ class Relay:
         publish: Callable[[str, bytes], Coroutine[Any, Any, None]],
         connected: Callable[[], bool],
         alive: Callable[[str], bool],
+        reachable: Callable[[str], bool],
         directory: dict[str, Entry],
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
     ) -> None:
@@ -234,6 +237,7 @@ class Relay:
         self._publish = publish
         self._connected = connected
         self._alive = alive
+        self._reachable = reachable
         self.directory = directory
         self.spawn = spawn
         self.remote: dict[str, RemoteRoom] = {}
@@ -344,6 +348,12 @@ class Relay:
                 f"room {room.id} is moving to another node; try again",
                 retry_after=MOVING_RETRY,
             )
+        if not self._reachable(room.host):
+            raise ProtocolError(
+                ErrorCode.UNAVAILABLE,
+                f"room {room.id}'s node is not on the cluster bus yet: nothing was done; try again",
+                retry_after=MOVING_RETRY,
+            )
         assert session.player is not None
         cid = next(self._ids)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -419,6 +429,24 @@ class Relay:
                     pending.future.set_exception(
                         ProtocolError(ErrorCode.UNAVAILABLE, message, retry_after=MOVING_RETRY)
                     )
+
+    def fail_all(self, message: str) -> None:
+        """Every request waiting for an answer fails now (the bus connection was lost).
+
+        Like a request that timed out, one of them may have been done by its host:
+        the message says to join again with the last seq (an ``act`` sent with
+        ``seq`` is refused ``stale`` if sent again after it was done).
+        """
+        for cid, pending in list(self.pending.items()):
+            del self.pending[cid]
+            if not pending.future.done():
+                pending.future.set_exception(
+                    ProtocolError(
+                        ErrorCode.UNAVAILABLE,
+                        f"{message}; join again with your last seq",
+                        retry_after=MOVING_RETRY,
+                    )
+                )
 
     def fail_node(self, node: str) -> None:
         """``node`` is gone: nothing it was asked will be answered."""

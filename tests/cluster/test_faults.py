@@ -22,6 +22,7 @@ import pytest
 from tests.cluster.conftest import Cluster, Peer, act_when_possible, until
 from tests.cluster.test_cluster import assert_stream, play_turns, start_mathable
 from tests.helpers import ROOT, http_get
+from tests.netfault import Gate
 from tests.services import PrivatePostgres
 
 LEASE = ("--lease", "1")
@@ -103,6 +104,67 @@ async def test_a_node_dying_while_the_broker_is_down_is_taken_over_without_a_wil
     back = await Peer.open(u2, token=ada.token)
     joined = await back.call({"t": "join", "room": room, "seq": upd["seq"]})
     assert (joined["seq"], joined["view"]) == (upd["seq"], upd["view"])
+
+
+@pytest.fixture
+async def gate(broker):
+    """A way to the broker that the test can cut off for one node."""
+    g = Gate("127.0.0.1", broker.port)
+    await g.start()
+    yield g
+    await g.close()
+
+
+async def test_a_request_is_never_relayed_to_a_node_not_back_on_the_bus(
+    cluster, broker, gate, pg_url
+):
+    # After a broker restart the nodes come back one at a time. A request sent to a
+    # host not back yet is lost (nobody holds its subscription): it must be refused
+    # at once, not left to time out.
+    (u1,) = await cluster.start("n1", extra=("--mqtt", f"mqtt://127.0.0.1:{gate.listen_port}"))
+    ada, room, view = await ishido_on(u1, "Ada")
+    (u2,) = await cluster.start("n2")
+    there = await Peer.open(u2, token=ada.token)  # Ada plays on through n2: relayed
+    joined = await there.call({"t": "join", "room": room})
+    assert joined["t"] == "joined" and (await owners(pg_url))[room] == "n1", joined
+    broker.stop(signal.SIGKILL)  # no Wills: n1 still looks alive to n2
+    gate.shut()  # and n1 cannot reach the broker again
+    broker.start()
+    await until(lambda: ready(u2))
+    action = {"do": "place", "at": view["legal"][0]}
+    refused = await there.act(room, action, seq=joined["seq"])
+    assert refused["code"] == "unavailable" and refused["retry_after"] > 0, refused
+    assert "not on the cluster bus" in refused["message"], refused
+    gate.reopen()
+    upd = await act_when_possible(there, room, action, seq=joined["seq"])
+    assert upd["t"] == "update" and upd["seq"] == joined["seq"] + 1, upd
+
+
+async def test_requests_waiting_for_an_answer_fail_when_the_bus_is_lost(cluster, broker, pg_url):
+    u1, u2 = await cluster.start("n1", "n2")
+    ada, room, view = await ishido_on(u1, "Ada")
+    assert (await owners(pg_url))[room] == "n1"
+    there = await Peer.open(u2, token=ada.token)
+    joined = await there.call({"t": "join", "room": room})
+    assert joined["t"] == "joined", joined
+    action = {"do": "place", "at": view["legal"][0]}
+    host = cluster.nodes["n1"].proc
+    host.send_signal(signal.SIGSTOP)  # the host reads nothing: the act waits for its answer
+    try:
+        sent = asyncio.create_task(there.act(room, action, seq=joined["seq"]))
+        await asyncio.sleep(0.5)
+        broker.stop(signal.SIGKILL)  # that answer can no longer come
+        refused = await sent
+    finally:
+        host.send_signal(signal.SIGCONT)
+    assert refused["code"] == "unavailable" and refused["retry_after"] > 0, refused
+    assert "bus went down" in refused["message"], refused
+    broker.start()
+    # Sent again with its seq: done once, whether or not the host had read it.
+    again = await act_when_possible(there, room, action, seq=joined["seq"])
+    assert again["t"] == "update" or again["code"] == "stale", again
+    rejoined = await there.call({"t": "join", "room": room, "seq": joined["seq"]})
+    assert rejoined["seq"] == joined["seq"] + 1, rejoined
 
 
 @pytest.fixture
