@@ -67,6 +67,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import msgpack
 from tilehall.protocol import SERVER_MESSAGES, decode, encode
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -153,14 +154,19 @@ def pct(xs: list[float], p: float) -> float:
     return round(statistics.quantiles(xs, n=100)[int(p) - 1], 2)
 
 
+def spread(xs: list[float]) -> dict[str, float]:
+    """p50, p90, p99 and the worst, ms."""
+    return {"p50": pct(xs, 50), "p90": pct(xs, 90), "p99": pct(xs, 99), "max": round(max(xs), 2)}
+
+
 def compare(base: Probe, loaded: Probe) -> dict[str, Any]:
     """p50/p99 alone and under the flood, and the p99 ratio, for acts and pings."""
     out: dict[str, Any] = {"samples": len(base.act)}
     for kind in ("act", "ping"):
         b, f = getattr(base, kind), getattr(loaded, kind)
         out[kind] = {
-            "unloaded_ms": {"p50": pct(b, 50), "p99": pct(b, 99)},
-            "flooded_ms": {"p50": pct(f, 50), "p99": pct(f, 99)},
+            "unloaded_ms": spread(b),
+            "flooded_ms": spread(f),
             "p99_ratio": round(pct(f, 99) / pct(b, 99), 2),
         }
     out["server_cpu"] = {
@@ -278,9 +284,10 @@ def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def spawn(*args: str, ping_interval: float = 0.0) -> ServerProcess:
-    """A server process on a data directory of its own (keepalive off unless asked)."""
-    data = Path(tempfile.mkdtemp(prefix="tilehall-flood-"))
+def spawn(a: argparse.Namespace, *args: str, ping_interval: float = 0.0) -> ServerProcess:
+    """A server process on a data directory of its own, under ``--data-root`` (keepalive off
+    unless asked)."""
+    data = Path(tempfile.mkdtemp(prefix="tilehall-flood-", dir=a.data_root))
     server = ServerProcess(data, *args, ping_interval=ping_interval)
     server.start()
     return server
@@ -388,7 +395,7 @@ async def under_flood(
 
 
 async def run_act(a: argparse.Namespace) -> dict[str, Any]:
-    server = spawn("--flood-ban", str(a.flood_ban))
+    server = spawn(a, "--flood-ban", str(a.flood_ban))
     url = server.url
     try:
         player, room = await victim(url)
@@ -543,15 +550,25 @@ async def sweep(url: str) -> dict[str, Any]:
 
 
 async def listing_flooder(
-    url: str, i: int, counts: dict[str, Any], seconds: float, window: int, pause: float
+    url: str,
+    i: int,
+    counts: dict[str, Any],
+    seconds: float,
+    window: int,
+    pause: float,
+    poll_rate: float,
 ) -> None:
     """Ask for pages of 200 for ``seconds``, every filter in turn, following ``next``.
 
     ``window`` requests are sent before waiting for an answer (1: wait for each,
     so the server paces this connection to its rate and never refuses it).
-    Cut off, it comes back (``pause`` after a refused handshake).
+    ``poll_rate`` > 0: no more than that many requests a second, of its own
+    accord. Cut off, it comes back (``pause`` after a refused handshake). Replies
+    are unpacked without the schema check: a flooder has no use for it, and its
+    CPU would be taken from the server and the bystander on a small machine.
     """
     end = time.monotonic() + seconds
+    due = time.monotonic()
     counts.setdefault("replies", 0)
     counts.setdefault("largest_reply_bytes", 0)
     counts.setdefault("errors", {})
@@ -562,6 +579,9 @@ async def listing_flooder(
             counts["connections"] += 1
             base, cursor, rid = next(walk), None, 0
             while time.monotonic() < end:
+                if poll_rate:
+                    due = max(due + window / poll_rate, time.monotonic())
+                    await asyncio.sleep(due - time.monotonic())
                 for _ in range(window):
                     rid += 1
                     msg = {"t": "rooms", "limit": PAGE_MAX, **base}
@@ -571,7 +591,7 @@ async def listing_flooder(
                     counts["sent"] += 1
                 for _ in range(window):
                     data = await f.ws.recv()
-                    reply = from_server(data)
+                    reply = msgpack.unpackb(data)
                     if reply["t"] == "rooms":
                         counts["replies"] += 1
                         size = len(data)
@@ -590,7 +610,7 @@ async def listing_flooder(
 
 
 async def run_listing(a: argparse.Namespace) -> dict[str, Any]:
-    server = spawn("--waiting-ttl", "0", "--flood-ban", str(a.flood_ban))
+    server = spawn(a, "--waiting-ttl", "0", "--flood-ban", str(a.flood_ban))
     url = server.url
     try:
         made = await fill(url, a.rooms, a.per_player, a.wide_names)
@@ -601,7 +621,7 @@ async def run_listing(a: argparse.Namespace) -> dict[str, Any]:
         seconds = a.seconds or a.samples * 2 * (PACE + 0.003) + 2
         loaded, counts = await under_flood(
             "listing",
-            (url, a.flooders, seconds, a.window, a.retry_pause),
+            (url, a.flooders, seconds, a.window, a.retry_pause, a.poll_rate),
             player,
             room,
             a.samples,
@@ -623,6 +643,7 @@ async def run_listing(a: argparse.Namespace) -> dict[str, Any]:
             "flood": {
                 "flooders": a.flooders,
                 "window": a.window,
+                "poll_rate": a.poll_rate,
                 "seconds": round(seconds, 1),
                 "requests_sent": counts["sent"],
                 "pages_received": counts.get("replies", 0),
@@ -852,7 +873,8 @@ async def junk_flooder(url: str, i: int, counts: dict[str, Any], seconds: float)
     """A junker of its own (a player, five rooms), sending junk for ``seconds``."""
     j = await Junker.open(url, f"J{i}-{time.monotonic_ns()}", comp=False)
     tally: Counter[str] = Counter()
-    counts["sent"] += await j.send_junk(None, time.monotonic() + seconds, tally)
+    sent = await j.send_junk(None, time.monotonic() + seconds, tally)
+    counts["sent"] += sent  # not ``+= await``: that reads the count before the wait
     counts["connections"] += 1
     for k, v in tally.items():
         counts["refused"][k] = counts["refused"].get(k, 0) + v
@@ -860,7 +882,7 @@ async def junk_flooder(url: str, i: int, counts: dict[str, Any], seconds: float)
 
 
 async def run_junk(a: argparse.Namespace) -> dict[str, Any]:
-    server = spawn("--flood-ban", str(a.flood_ban))
+    server = spawn(a, "--flood-ban", str(a.flood_ban))
     url, data = server.url, server.data_dir
     db = data / "tilehall.sqlite3"
     try:
@@ -921,6 +943,16 @@ async def run_junk(a: argparse.Namespace) -> dict[str, Any]:
 # -- bots on a default server (issue #16) -------------------------------------------------------
 
 
+def interruptible() -> None:
+    """In the bot's process before it starts: Ctrl-C (SIGINT) as a terminal gives it.
+
+    A script started in the background by a shell without job control (``cmd &``
+    in a script) has SIGINT ignored, and so would its children: Python then
+    installs no handler, and Ctrl-C never reaches the bots.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def bot_command(url: str, game: str, parallel: int) -> list[str]:
     return [
         sys.executable,
@@ -942,7 +974,7 @@ def bot_command(url: str, game: str, parallel: int) -> list[str]:
 
 async def run_bots(a: argparse.Namespace) -> dict[str, Any]:
     """Every game's ``tilehall-bot`` at once for ``--seconds``, then Ctrl-C, then /metrics."""
-    server = spawn(ping_interval=20.0)
+    server = spawn(a, ping_interval=20.0)
     url = server.url
     try:
         games = a.games.split(",") if a.games else list(GAMES)
@@ -952,6 +984,7 @@ async def run_bots(a: argparse.Namespace) -> dict[str, Any]:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
+                preexec_fn=interruptible,
             )
             for g in games
         }
@@ -961,7 +994,12 @@ async def run_bots(a: argparse.Namespace) -> dict[str, Any]:
             p.send_signal(signal.SIGINT)
         bots: dict[str, Any] = {}
         for g, p in procs.items():
-            out, err = await asyncio.to_thread(p.communicate, timeout=60)
+            try:
+                out, err = await asyncio.to_thread(p.communicate, timeout=60)
+            except subprocess.TimeoutExpired:  # reported as such, never left running
+                p.kill()
+                out, err = await asyncio.to_thread(p.communicate)
+                err += "\ndid not stop within 60 s of Ctrl-C: killed"
             lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
             summary = next((x["summary"] for x in lines if "summary" in x), None)
             errors: Counter[str] = Counter()
@@ -1043,7 +1081,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=1,
         help="listing: requests a flooder sends before reading answers (1: waits for each)",
     )
+    ap.add_argument(
+        "--poll-rate",
+        type=float,
+        default=0,
+        help="listing: each flooder's own cap on requests a second (0: as the server allows)",
+    )
     ap.add_argument("--junk", type=int, default=500, help="junk: actions in the measured batch")
+    ap.add_argument(
+        "--data-root",
+        default=None,
+        help="where the server's data directory goes (e.g. /dev/shm: no disk, so no fsync "
+        "stalls in the act round trips; default: the temp folder, on disk)",
+    )
     ap.add_argument("--games", default="", help="bots: games to play, comma-separated (all)")
     ap.add_argument("--bot-parallel", type=int, default=1, help="bots: each bot's --parallel")
     a = ap.parse_args(argv)
@@ -1064,6 +1114,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = parse_args(argv)
     result: dict[str, Any] = await RUNS[a.mode](a)
     result["machine"] = {"nproc": os.cpu_count(), "loadavg": os.getloadavg()}
+    result["data_root"] = a.data_root or tempfile.gettempdir()
     return result
 
 
