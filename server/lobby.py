@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import msgpack
 from tilehall.protocol import VERSION, ErrorCode, ProtocolError, encode
 from tilehall.protocol.schema import PAGE_MAX
 from tilehall.server.bots import bot_levels, find_bot
@@ -70,6 +71,17 @@ PAGE_DEFAULT = 50
 PAGE_SCAN = 1000
 """Rooms a ``rooms`` request looks at, at most: what bounds its cost (about 1 ms)."""
 
+PAGE_BYTES = 48 * 1024
+"""Bytes of room summaries a ``rooms`` page holds at most, whatever its ``limit``.
+
+A summary grows with its seats' names: 200 four-seat Mathable rooms whose players
+took the longest names (24 letters of four UTF-8 bytes each) come to 130 KiB, twice
+the frame limit. With this bound every reply stays under 49 KiB; a page cut short
+by it says so as a filter's page does, by a ``next`` that is not null."""
+
+PAGE_STEP = 50
+"""Summaries a ``rooms`` page is sized by at once (one encoding each step, not each room)."""
+
 STATUSES = tuple(s.value for s in Status)
 
 HISTORY_DEFAULT = 20
@@ -94,6 +106,11 @@ class _Listed(NamedTuple):
 
 def _by_room(item: _Listed) -> str:
     return item.room
+
+
+def _packed_size(value: Any) -> int:
+    """Bytes of ``value`` in msgpack, as the frame carrying it will hold it."""
+    return len(msgpack.packb(value, use_bin_type=True))
 
 
 class Lobby:
@@ -121,6 +138,8 @@ class Lobby:
         """Rooms waiting with nobody in them, and when they close if it stays so."""
         self._listed: list[str] = []
         """The public rooms' ids, sorted: a ``rooms`` page starts where its cursor says."""
+        self._listed_by_game: dict[str, list[str]] = {}
+        """The same, for each game: a page of one game looks at that game's rooms only."""
         self.metrics = Metrics()
         self.health = StoreHealth(store, self.clock)
         self.services = RoomServices(
@@ -185,6 +204,7 @@ class Lobby:
             self.by_code[room.record.private_code] = room
         else:
             bisect.insort(self._listed, room.id)
+            bisect.insort(self._listed_by_game.setdefault(room.game.name, []), room.id)
         self._announce(room)
 
     def _drop(self, room: Room) -> None:
@@ -193,9 +213,10 @@ class Lobby:
         if room.record.private_code:
             self.by_code.pop(room.record.private_code, None)
         else:
-            i = bisect.bisect_left(self._listed, room.id)
-            if i < len(self._listed) and self._listed[i] == room.id:
-                del self._listed[i]
+            for ids in (self._listed, self._listed_by_game.get(room.game.name, [])):
+                i = bisect.bisect_left(ids, room.id)
+                if i < len(ids) and ids[i] == room.id:
+                    del ids[i]
 
     # -- waiting rooms nobody is in --------------------------------------------------------
 
@@ -453,13 +474,15 @@ class Lobby:
     def list_rooms(self, msg: dict[str, Any]) -> dict[str, Any]:
         """One page of the public rooms, by id, filtered by game and status.
 
-        A page holds at most ``limit`` rooms (default 50, at most 200), so a
-        reply stays far under the frame limit however many rooms there are;
-        ``next`` is the cursor of the following page (null on the last one).
-        Only the rooms of the page are summarised, and at most ``PAGE_SCAN``
-        rooms are looked at: a filter that matches few rooms gets a short page
-        (maybe empty) and a ``next`` to go on from, so no request costs more
-        than a bounded amount however many rooms there are.
+        A page holds at most ``limit`` rooms (default 50, at most 200) and at
+        most ``PAGE_BYTES`` of their summaries, so a reply stays far under the
+        frame limit however many rooms there are and however long their
+        players' names; ``next`` is the cursor of the following page (null on
+        the last one). Only the rooms of the page are summarised, and at most
+        ``PAGE_SCAN`` rooms are looked at (of the game asked for, when it is):
+        a filter that matches few rooms gets a short page (maybe empty) and a
+        ``next`` to go on from, so no request costs more than a bounded amount
+        however many rooms there are.
         """
         game, status = msg.get("game"), msg.get("status")
         if status is not None and status not in STATUSES:
@@ -469,11 +492,14 @@ class Lobby:
             )
         limit: int = msg.get("limit") or PAGE_DEFAULT
         after: str = msg.get("cursor") or ""
-        start = bisect.bisect_right(self._listed, after)
+        ids = self._listed if game is None else self._listed_by_game.get(game, [])
+        start = bisect.bisect_right(ids, after)
+        rooms = self.rooms
         candidates: Iterable[_Listed] = (
-            _Listed(rid, room.game.name, room.status.value, room.summary)
-            for rid in itertools.islice(self._listed, start, None)
-            if (room := self.rooms.get(rid)) is not None
+            # Status is a StrEnum: it compares equal to its wire string as it is.
+            _Listed(rid, room.game.name, room.status, room.summary)
+            for rid in itertools.islice(ids, start, None)
+            if (room := rooms.get(rid)) is not None
         )
         if self.bus is not None:  # the other nodes' rooms, as their directory entries say
             remote = sorted(
@@ -487,9 +513,14 @@ class Lobby:
             candidates = heapq.merge(candidates, remote, key=_by_room)
         page: list[dict[str, Any]] = []
         seen = ""
+        after_page: str | None = None
+        # Bytes of page[:sized], counted PAGE_STEP summaries at a time; page[chunk:sized]
+        # is the last such step, which began at ``before`` bytes.
+        size = sized = chunk = before = 0
         for looked, item in enumerate(candidates):
             if looked == PAGE_SCAN:
-                return {"t": "rooms", "rooms": page, "next": seen}
+                after_page = seen
+                break
             if item.room == seen:
                 continue  # moving between nodes this instant: listed once
             seen = item.room
@@ -498,9 +529,27 @@ class Lobby:
             ):
                 continue
             if len(page) == limit:
-                return {"t": "rooms", "rooms": page, "next": page[-1]["room"]}
+                after_page = page[-1]["room"]
+                break
             page.append(item.summary())
-        return {"t": "rooms", "rooms": page, "next": None}
+            if len(page) - sized == PAGE_STEP:
+                before, chunk, sized = size, sized, len(page)
+                size += _packed_size(page[chunk:])
+                if size > PAGE_BYTES:
+                    break
+        if sized < len(page):
+            before, chunk, sized = size, sized, len(page)
+            size += _packed_size(page[chunk:])
+        if size > PAGE_BYTES:  # long names: the page ends within its last step
+            for n in range(chunk, len(page)):
+                before += _packed_size(page[n])
+                if before > PAGE_BYTES and n:
+                    del page[n:]
+                    break
+            # More may follow even when no room went (the steps counted a few bytes of
+            # list headers more than the rooms): the walk goes on from here.
+            after_page = page[-1]["room"]
+        return {"t": "rooms", "rooms": page, "next": after_page}
 
     def _game(self, name: str) -> type[Game]:
         try:

@@ -92,34 +92,79 @@ async def test_rooms_come_in_pages_by_id_with_filters(small):
         assert err["code"] == "out_of_range", (bad, err)
 
 
+def longest_name(i: int) -> str:
+    """A name as long as names go in bytes: 24 letters of four UTF-8 bytes (CJK Extension B)."""
+    return "".join(chr(0x20000 + (i * 24 + k) % 40000) for k in range(24))
+
+
+async def walk(house, member, req):
+    """Follow ``next`` to the end: the rooms in order, and each reply's size in bytes."""
+    rooms, sizes, cursor = [], [], None
+    while True:
+        page = await house.call(member, req | ({"cursor": cursor} if cursor else {}))
+        assert page["t"] == "rooms", page
+        sizes.append(len(encode(page)))
+        rooms += [r["room"] for r in page["rooms"]]
+        cursor = page["next"]
+        if cursor is None:
+            return rooms, sizes
+
+
+async def test_a_page_of_rooms_with_the_longest_names_ends_before_48_kib(tmp_path):
+    house = await House.open(tmp_path, max_rooms_per_player=0)
+    try:
+        name = longest_name(0)
+        ada = await house.player(name)
+        seats = [name, longest_name(1), longest_name(2), longest_name(3)]
+        made = [
+            (await house.call(ada, {"t": "create", "game": "mathable", "seats": seats}))["room"]
+            for _ in range(300)
+        ]
+        first = await house.call(ada, {"t": "rooms", "limit": 200})
+        one = len(encode(first["rooms"][0]))
+        assert one > 600, one  # 200 of them would be 120 KiB
+        assert 0 < len(first["rooms"]) < 200 and first["next"] == first["rooms"][-1]["room"]
+        assert len(encode(first)) <= 48 * 1024 + 100
+        rooms, sizes = await walk(house, ada, {"t": "rooms", "limit": 200})
+        assert rooms == sorted(made), "every room once, in order"
+        assert len(sizes) == 5 and max(sizes) <= 48 * 1024 + 100, sizes
+        # a page that fits is not cut: the default 50 come whole
+        assert len((await house.call(ada, {"t": "rooms"}))["rooms"]) == 50
+    finally:
+        await house.close()
+
+
 async def test_a_page_stays_far_under_the_frame_limit_at_ten_thousand_rooms(tmp_path):
     house = await House.open(tmp_path, max_rooms_per_player=0)
     try:
-        ada = await house.player("Ada")
+        name = longest_name(0)
+        ada = await house.player(name)
+        seats = [name, longest_name(1), longest_name(2), longest_name(3)]
         for i in range(10_000):
-            seats = ["Ada", None, None, None] if i % 2 else None
-            game = "mathable" if i % 2 else "ishido"
-            msg = {"t": "create", "game": game}
-            if seats:
+            msg = {"t": "create", "game": "mathable" if i % 2 else "ishido"}
+            if i % 2:
                 msg["seats"] = seats
             await house.lobby.request(ada, msg)
         assert len(house.lobby.rooms) == 10_000
         page = await house.call(ada, {"t": "rooms", "limit": 200})
-        size = len(encode(page))
-        assert len(page["rooms"]) == 200
-        assert size <= 64 * 1024, size
+        assert len(page["rooms"]) > 50
+        assert len(encode(page)) <= 64 * 1024
         assert house.lobby.rooms[page["rooms"][0]["room"]].status is Status.WAITING
+        for req in (
+            {"t": "rooms", "limit": 200},
+            {"t": "rooms", "limit": 200, "game": "mathable"},
+            {"t": "rooms", "limit": 200, "status": "waiting"},
+            {"t": "rooms", "game": "mathable", "status": "waiting"},
+        ):
+            rooms, sizes = await walk(house, ada, req)
+            assert len(rooms) == (10_000 if "game" not in req else 5_000), req
+            assert max(sizes) <= 64 * 1024, (req, max(sizes))
         # a filter nothing matches looks at a bounded number of rooms per request,
         # and following next still walks them all
-        cursor, requests = None, 0
-        while True:
-            req = {"t": "rooms", "status": "over"} | ({"cursor": cursor} if cursor else {})
-            page = await house.call(ada, req)
-            assert page["rooms"] == []
-            requests += 1
-            cursor = page["next"]
-            if cursor is None:
-                break
-        assert requests == 10
+        rooms, sizes = await walk(house, ada, {"t": "rooms", "status": "over"})
+        assert rooms == [] and len(sizes) == 10
+        # one game's filter looks at that game's rooms only: 5,000 of them, 5 requests
+        rooms, sizes = await walk(house, ada, {"t": "rooms", "game": "ishido", "status": "over"})
+        assert rooms == [] and len(sizes) == 5
     finally:
         await house.close()
