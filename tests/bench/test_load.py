@@ -49,6 +49,7 @@ async def test_short_run_reports_every_figure() -> None:
     _percentiles(rooms["act_update_rtt"])
     assert rooms["act_update_rtt"]["n"] == rooms["moves"]
     assert 20 < _number(rooms["act_bytes"]) < _number(rooms["update_bytes"]) < 64 * 1024
+    assert 20 < _number(rooms["update_bytes_median"]) < 64 * 1024
     assert _number(rooms["server_cpu_pct"]) > 0
     echo = rooms["baseline_echo"]
     assert _number(echo["round_trips_per_s"]) > 10
