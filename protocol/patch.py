@@ -6,6 +6,9 @@ start with their path; the others with a name:
 ===========================  ===================================================
 ``[path, value]``            set the value at ``path`` (a map key may be new)
 ``[path]``                   remove the map key at ``path``
+``["=", path, {k: v, ...}]`` set each key ``k`` of the map at ``path`` to ``v``
+                             (keys may be new): several changed fields of one
+                             map without their path each time
 ``["+", path, items]``       append ``items`` to the list at ``path``
 ``["<", path, n]``           cut the list at ``path`` down to its first ``n`` items
 ``["~", path, i, n, items]`` replace ``n`` items of the list at ``path`` from
@@ -19,18 +22,36 @@ makes a patch, :func:`apply` applies one; for any two views ``a`` and ``b``
 made of maps, lists, strings, numbers, booleans and nil,
 ``apply(a, diff(a, b)) == b``.
 
+An update's *events* can be shortened against the view they led to: an event
+that a game's template rebuilds exactly from the new view travels as its name
+alone (:func:`shorten_events`, :func:`expand_events`).
+
 Pure functions, no I/O: the server and every client share them.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["Patch", "PatchError", "apply", "diff"]
+import msgpack
+
+__all__ = [
+    "Patch",
+    "PatchError",
+    "Templates",
+    "apply",
+    "diff",
+    "expand_events",
+    "shorten_events",
+]
 
 Patch = list[list[Any]]
+
+Templates = Mapping[str, Mapping[str, Sequence[Any]]]
+"""Event templates by event name: each field of the event and the path in the
+view it is read from, in the event's own field order."""
 
 _CONTAINERS = (dict, list)
 
@@ -42,17 +63,41 @@ class PatchError(ValueError):
 def diff(old: Any, new: Any) -> Patch:
     """The operations that turn ``old`` into ``new`` (empty when they are equal).
 
-    Lists are compared item by item; a list whose items mostly changed is sent
-    whole, which is smaller than an operation per item.
+    Maps are compared key by key and lists item by item. Below the top, a map
+    or list is sent whole when that packs smaller than the operations that
+    change it (a stone whose colour and symbol both changed; a map whose
+    fields mostly did), and the changed fields of one map go in a single
+    ``"="`` operation when that is smaller than one set each.
     """
     out: Patch = []
     _diff(old, new, [], out)
     return out
 
 
-def _same_kind(a: Any, b: Any) -> bool:
-    # bool is an int, and 1 == True: a changed type must be sent even if it compares equal
-    return type(a) is type(b)
+def _size(x: Any) -> int:
+    return len(msgpack.packb(x, use_bin_type=True))
+
+
+def _floor(x: dict[Any, Any] | list[Any]) -> int:
+    """A lower bound of ``x``'s packed size: each item packs to a byte at least (a map's
+    key and value, two), so small operations need not pack ``x`` to know they win."""
+    return 1 + (2 * len(x) if type(x) is dict else len(x))
+
+
+def _whole_if_smaller(
+    b: dict[Any, Any] | list[Any], path: list[Any], out: Patch, mark: int
+) -> None:
+    """Replace the operations out[mark:] on the container ``b`` at ``path`` by a set
+    of ``b`` itself when that packs no larger."""
+    if len(out) - mark < 2 and (len(out) == mark or type(out[mark][0]) is list):
+        return  # a single set of one item is never larger than the container
+    ops = _size(out[mark:])
+    if ops <= 1 + len(path) + _floor(b):
+        return
+    whole = [path, b]
+    if _size(whole) <= ops:
+        del out[mark:]
+        out.append(whole)
 
 
 def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> None:
@@ -60,17 +105,39 @@ def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> None:
         return
     if type(a) is dict and type(b) is dict:
         mark = len(out)
+        sets: dict[Any, Any] = {}
         for key, value in b.items():
             if key not in a:
-                out.append([[*path, key], value])
+                sets[key] = value
                 continue
-            _item(a[key], value, [*path, key], out)
-        for key in a:
-            if key not in b:
-                out.append([[*path, key]])
-        if path and len(out) - mark > max(1, len(b) // 2):  # mostly new: send the map itself
-            del out[mark:]
-            out.append([path, b])
+            old = a[key]
+            if old is value:
+                continue
+            if type(old) in _CONTAINERS and type(old) is type(value):
+                child = len(out)
+                _diff(old, value, [*path, key], out)
+                if len(out) == child:
+                    continue
+                op = out[child]
+                whole = type(op[0]) is list and len(op) == 2 and len(op[0]) == len(path) + 1
+                if whole and len(out) == child + 1:  # the child sent whole: a field of ours
+                    sets[key] = out.pop()[1]
+                    continue
+                # or its operations pack larger than the field would in our "="
+                ops = _size(out[child:])
+                if ops > _size(key) + _floor(value) and ops >= _size(key) + _size(value):
+                    del out[child:]
+                    sets[key] = value
+            elif type(old) is not type(value) or old != value:
+                sets[key] = value
+        # One op per field costs 2 bytes + the path; "=" costs 5 + the path once.
+        if len(sets) >= 3 or (len(sets) == 2 and path):
+            out.append(["=", path, sets])
+        else:
+            out.extend([[*path, key], value] for key, value in sets.items())
+        out.extend([[*path, key]] for key in a if key not in b)
+        if path:
+            _whole_if_smaller(b, path, out, mark)
         return
     if type(a) is list and type(b) is list:
         mark = len(out)
@@ -79,11 +146,10 @@ def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> None:
                 _item(a[i], b[i], [*path, i], out)
         else:
             _resized(a, b, path, out)
-        if len(out) - mark > max(2, len(b) // 2):  # mostly new: the list itself is smaller
-            del out[mark:]
-            out.append([path, b])
+        if path:
+            _whole_if_smaller(b, path, out, mark)
         return
-    if not _same_kind(a, b) or a != b:
+    if type(a) is not type(b) or a != b:
         out.append([path, b])
 
 
@@ -102,8 +168,8 @@ def _resized(a: list[Any], b: list[Any], path: list[Any], out: Patch) -> None:
     while tail < limit - head and _equal(a[len(a) - 1 - tail], b[len(b) - 1 - tail]):
         tail += 1
     cut, items = len(a) - head - tail, b[head : len(b) - tail]
-    if not b:
-        out.append([path, []])
+    if not b or (head == 0 and tail == 0):  # nothing kept: the list itself is smaller
+        out.append([path, b])
     elif head == len(a):
         out.append(["+", path, items])
     elif tail == 0 and not items:
@@ -131,7 +197,7 @@ def _item(a: Any, b: Any, path: list[Any], out: Patch) -> None:
         return
     if type(a) in _CONTAINERS and type(a) is type(b):
         _diff(a, b, path, out)
-    elif not _same_kind(a, b) or a != b:
+    elif type(a) is not type(b) or a != b:
         out.append([path, b])
 
 
@@ -140,7 +206,7 @@ def apply(view: Any, patch: Sequence[Sequence[Any]], *, in_place: bool = False) 
 
     Raises:
         PatchError: an operation names a path the view does not have, or is
-            not one of the four (the client should ask for the whole view again).
+            not one of the six (the client should ask for the whole view again).
     """
     if not in_place:
         view = copy.deepcopy(view)
@@ -154,17 +220,17 @@ def apply(view: Any, patch: Sequence[Sequence[Any]], *, in_place: bool = False) 
 
 def _apply_one(view: Any, op: Sequence[Any]) -> Any:
     if type(op[0]) is list:  # [path, value] sets, [path] removes
-        kind, path = ("=" if len(op) == 2 else "-"), list(op[0])
+        kind, path = ("set" if len(op) == 2 else "-"), list(op[0])
         if len(op) > 2:
             raise ValueError("a set is [path, value], a removal [path]")
     else:
         kind, path = op[0], list(op[1])
-    if kind == "=" and not path:
+    if kind == "set" and not path:
         return copy.deepcopy(op[1])
     parent = view
-    for key in path[:-1] if kind in ("=", "-") else path:
+    for key in path[:-1] if kind in ("set", "-") else path:
         parent = parent[key]
-    if kind == "=":
+    if kind == "set":
         if type(parent) is list and not 0 <= path[-1] < len(parent):
             raise IndexError(path[-1])
         parent[path[-1]] = copy.deepcopy(op[1])
@@ -172,6 +238,11 @@ def _apply_one(view: Any, op: Sequence[Any]) -> Any:
         if type(parent) is not dict:
             raise TypeError("only a map key can be removed")
         del parent[path[-1]]
+    elif kind == "=":
+        fields = op[2]
+        if type(parent) is not dict or type(fields) is not dict or len(op) != 3:
+            raise TypeError("'=' sets keys of a map, from a map")
+        parent.update(copy.deepcopy(fields))
     elif kind == "+":
         if type(parent) is not list:
             raise TypeError("only a list can be appended to")
@@ -190,3 +261,60 @@ def _apply_one(view: Any, op: Sequence[Any]) -> Any:
     else:
         raise ValueError(f"unknown operation {kind!r}")
     return view
+
+
+# -- events ------------------------------------------------------------------------
+
+
+def _derive(name: str, template: Mapping[str, Sequence[Any]], view: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"e": name}
+    for field, path in template.items():
+        value = view
+        for key in path:
+            value = value[key]
+        event[field] = value
+    return event
+
+
+def shorten_events(
+    events: Sequence[dict[str, Any]], view: Any, templates: Templates
+) -> list[dict[str, Any] | str]:
+    """``events`` with each one its template rebuilds exactly from ``view`` (the view
+    they led to) replaced by its name: what :func:`expand_events` undoes."""
+    out: list[dict[str, Any] | str] = []
+    for event in events:
+        name = event.get("e")
+        template = templates.get(name) if type(name) is str else None
+        if template is not None and len(event) == len(template) + 1:
+            try:
+                if _equal(_derive(name, template, view), event):  # type: ignore[arg-type]
+                    out.append(name)  # type: ignore[arg-type]
+                    continue
+            except (KeyError, IndexError, TypeError):
+                pass
+        out.append(event)
+    return out
+
+
+def expand_events(
+    events: Sequence[dict[str, Any] | str], view: Any, templates: Templates
+) -> list[dict[str, Any]]:
+    """The events of a compact update in full: each name rebuilt by its template from
+    ``view``, the view after the update, as new copies.
+
+    Raises:
+        PatchError: a name without a template, or a template the view cannot fill.
+    """
+    out: list[dict[str, Any]] = []
+    for event in events:
+        if type(event) is not str:
+            out.append(event)  # type: ignore[arg-type]
+            continue
+        template = templates.get(event)
+        if template is None:
+            raise PatchError(f"event {event!r} sent by name, and no template for it")
+        try:
+            out.append(copy.deepcopy(_derive(event, template, view)))
+        except (KeyError, IndexError, TypeError) as exc:
+            raise PatchError(f"the view cannot fill event {event!r}: {exc}") from None
+    return out

@@ -364,6 +364,19 @@ class Ishido(SoloGame):
     name: ClassVar[str] = "ishido"
     title: ClassVar[str] = "Ishido"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
+    derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...]]]] = {
+        # a placement is the view's `last` and score; a draw its `current` and `pouch`
+        "placed": {
+            "at": ("last", "at"),
+            "stone": ("last", "stone"),
+            "neighbours": ("last", "neighbours"),
+            "points": ("last", "points"),
+            "fourway": ("last", "fourway"),
+            "bonus": ("last", "bonus"),
+            "score": ("scores", 0),
+        },
+        "drew": {"stone": ("current",), "pouch": ("pouch",)},
+    }
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="scoring",
