@@ -54,6 +54,8 @@ Templates = Mapping[str, Mapping[str, Sequence[Any]]]
 view it is read from, in the event's own field order."""
 
 _CONTAINERS = (dict, list)
+_SHORT = (int, bool, type(None))
+"""What packs to a byte or so: a list of two of them is as small as one set in it."""
 
 
 class PatchError(ValueError):
@@ -74,8 +76,18 @@ def diff(old: Any, new: Any) -> Patch:
     return out
 
 
+_PACK = msgpack.Packer(use_bin_type=True).pack
+"""One packer for every size and comparison: ``msgpack.packb`` makes a new one each
+call, which costs as much as packing a board row. (It holds the GIL while packing.)"""
+
+
+def _pack(x: Any) -> bytes:
+    data: bytes = _PACK(x)
+    return data
+
+
 def _size(x: Any) -> int:
-    return len(msgpack.packb(x, use_bin_type=True))
+    return len(_pack(x))
 
 
 def _floor(x: dict[Any, Any] | list[Any]) -> int:
@@ -84,28 +96,39 @@ def _floor(x: dict[Any, Any] | list[Any]) -> int:
     return 1 + (2 * len(x) if type(x) is dict else len(x))
 
 
-def _whole_if_smaller(
-    b: dict[Any, Any] | list[Any], path: list[Any], out: Patch, mark: int
-) -> None:
+def _key_size(key: Any) -> int:
+    if type(key) is str and len(key) < 32 and key.isascii():
+        return len(key) + 1  # a fixstr
+    return _size(key)
+
+
+def _whole_if_smaller(b: dict[Any, Any] | list[Any], path: list[Any], out: Patch, mark: int) -> int:
     """Replace the operations out[mark:] on the container ``b`` at ``path`` by a set
-    of ``b`` itself when that packs no larger."""
+    of ``b`` itself when that packs no larger; the packed size of out[mark:] after,
+    when it was worked out (-1 when not)."""
     if len(out) - mark < 2 and (len(out) == mark or type(out[mark][0]) is list):
-        return  # a single set of one item is never larger than the container
+        return -1  # a single set of one item is never larger than the container
     ops = _size(out[mark:])
     if ops <= 1 + len(path) + _floor(b):
-        return
+        return ops
     whole = [path, b]
-    if _size(whole) <= ops:
+    size = _size(whole) + 1
+    if size <= ops:
         del out[mark:]
         out.append(whole)
+        return size
+    return ops
 
 
-def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> None:
+def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> int:
+    """Append the operations that turn ``a`` into ``b``; their packed size (as a list)
+    when it was worked out on the way, else -1."""
     if a is b:
-        return
+        return -1
     if type(a) is dict and type(b) is dict:
         mark = len(out)
         sets: dict[Any, Any] = {}
+        depth = len(path) + 1
         for key, value in b.items():
             if key not in a:
                 sets[key] = value
@@ -113,22 +136,26 @@ def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> None:
             old = a[key]
             if old is value:
                 continue
-            if type(old) in _CONTAINERS and type(old) is type(value):
+            kind = type(old)
+            if kind in _CONTAINERS and kind is type(value):
+                if old == value and _pack(old) == _pack(value):
+                    continue  # the same (compared in C, not item by item in Python)
                 child = len(out)
-                _diff(old, value, [*path, key], out)
+                known = _diff(old, value, [*path, key], out)
                 if len(out) == child:
                     continue
                 op = out[child]
-                whole = type(op[0]) is list and len(op) == 2 and len(op[0]) == len(path) + 1
+                whole = type(op[0]) is list and len(op) == 2 and len(op[0]) == depth
                 if whole and len(out) == child + 1:  # the child sent whole: a field of ours
                     sets[key] = out.pop()[1]
                     continue
                 # or its operations pack larger than the field would in our "="
-                ops = _size(out[child:])
-                if ops > _size(key) + _floor(value) and ops >= _size(key) + _size(value):
+                ops = known if known >= 0 else _size(out[child:])
+                keyed = _key_size(key)
+                if ops > keyed + _floor(value) and ops >= keyed + _size(value):
                     del out[child:]
                     sets[key] = value
-            elif type(old) is not type(value) or old != value:
+            elif kind is not type(value) or old != value:
                 sets[key] = value
         # One op per field costs 2 bytes + the path; "=" costs 5 + the path once.
         if len(sets) >= 3 or (len(sets) == 2 and path):
@@ -136,21 +163,33 @@ def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> None:
         else:
             out.extend([[*path, key], value] for key, value in sets.items())
         out.extend([[*path, key]] for key in a if key not in b)
-        if path:
-            _whole_if_smaller(b, path, out, mark)
-        return
+        return _whole_if_smaller(b, path, out, mark) if path else -1
     if type(a) is list and type(b) is list:
         mark = len(out)
         if len(a) == len(b):  # a board, a rack: what changed, item by item
             for i in range(len(b)):
-                _item(a[i], b[i], [*path, i], out)
+                x, y = a[i], b[i]
+                if x is y:
+                    continue
+                kind = type(x)
+                if kind is not type(y):
+                    out.append([[*path, i], y])
+                elif kind in _CONTAINERS:
+                    if not (x == y and _pack(x) == _pack(y)):
+                        _diff(x, y, [*path, i], out)
+                elif x != y:
+                    out.append([[*path, i], y])
+            short = len(b) <= 2 and all(type(x) in _SHORT for x in b)
+            if path and short and len(out) > mark:  # a pair of numbers: whole, always
+                del out[mark:]
+                out.append([path, b])
+                return -1
         else:
             _resized(a, b, path, out)
-        if path:
-            _whole_if_smaller(b, path, out, mark)
-        return
+        return _whole_if_smaller(b, path, out, mark) if path else -1
     if type(a) is not type(b) or a != b:
         out.append([path, b])
+    return -1
 
 
 def _resized(a: list[Any], b: list[Any], path: list[Any], out: Patch) -> None:
@@ -180,25 +219,21 @@ def _resized(a: list[Any], b: list[Any], path: list[Any], out: Patch) -> None:
 
 def _equal(a: Any, b: Any) -> bool:
     """Equal and of the same types all the way down (``1 == True``, but a changed type
-    must be sent)."""
+    must be sent).
+
+    Python compares containers in C but takes ``1 == True == 1.0``; msgpack packs
+    each type apart. So: ``==`` first (it stops at the first difference), then
+    the packed bytes of two equal containers, instead of a walk in Python. A map
+    with the same items in another order counts as different: it is merely sent.
+    """
     if a is b:
         return True
-    if type(a) is not type(b):
+    kind = type(a)
+    if kind is not type(b):
         return False
-    if type(a) is list:
-        return len(a) == len(b) and all(map(_equal, a, b))
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(_equal(v, b[k]) for k, v in a.items())
+    if kind in _CONTAINERS:
+        return bool(a == b) and _pack(a) == _pack(b)
     return bool(a == b)
-
-
-def _item(a: Any, b: Any, path: list[Any], out: Patch) -> None:
-    if a is b:
-        return
-    if type(a) in _CONTAINERS and type(a) is type(b):
-        _diff(a, b, path, out)
-    elif type(a) is not type(b) or a != b:
-        out.append([path, b])
 
 
 def apply(view: Any, patch: Sequence[Sequence[Any]], *, in_place: bool = False) -> Any:
@@ -285,15 +320,29 @@ def shorten_events(
     for event in events:
         name = event.get("e")
         template = templates.get(name) if type(name) is str else None
-        if template is not None and len(event) == len(template) + 1:
-            try:
-                if _equal(_derive(name, template, view), event):  # type: ignore[arg-type]
-                    out.append(name)  # type: ignore[arg-type]
-                    continue
-            except (KeyError, IndexError, TypeError):
-                pass
+        short = template is not None and len(event) == len(template) + 1
+        if short and _rebuilds(template, event, view):  # type: ignore[arg-type]
+            out.append(name)  # type: ignore[arg-type]
+            continue
         out.append(event)
     return out
+
+
+def _rebuilds(template: Mapping[str, Sequence[Any]], event: dict[str, Any], view: Any) -> bool:
+    """Whether every field of ``event`` is in ``view`` where ``template`` says (and
+    ``event`` has no other field than ``e``, its lengths being equal)."""
+    for field, path in template.items():
+        if field not in event:
+            return False
+        value = view
+        try:
+            for key in path:
+                value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return False
+        if not _equal(value, event[field]):
+            return False
+    return True
 
 
 def expand_events(
