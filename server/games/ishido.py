@@ -106,6 +106,14 @@ class Stone(NamedTuple):
     colour: int
     symbol: int
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Stone:
+        """A stone is immutable and shared (:data:`_KINDS`): a copy of a game (undo's
+        checkpoints) keeps the same objects, instead of rebuilding each one."""
+        return self
+
+    def __copy__(self) -> Stone:
+        return self
+
 
 Board = list[list[Stone | None]]
 """``board[row][col]``: the stone on a square, or None."""
@@ -382,6 +390,7 @@ class Ishido(SoloGame):
     name: ClassVar[str] = "ishido"
     title: ClassVar[str] = "Ishido"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
+    rebuilt_fields: ClassVar[tuple[str, ...]] = ("_shown", "_around", "_masks")
     derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...]]]] = {
         # a placement is the view's `last` and score; a draw its `current` and `pouch`
         "placed": {
@@ -553,6 +562,17 @@ class Ishido(SoloGame):
                 coded = tuple(sorted((*around.get(square, ()), (d ^ 1) << 6 | kind)))
                 around[square] = coded
                 masks[square] = _fit_mask(coded, touching)
+
+    def _rebuild(self) -> None:
+        """The board's indexes, laid again stone by stone (undo restored a copy without)."""
+        board = self.board
+        self.board = [[None] * COLS for _ in range(ROWS)]
+        self._shown = [[None] * COLS for _ in range(ROWS)]
+        self._around, self._masks = {}, {}
+        for r, row in enumerate(board):
+            for c, stone in enumerate(row):
+                if stone is not None:
+                    self._put(r, c, stone)
 
     def _legal(self, stone: Stone) -> list[tuple[int, int]]:
         """:func:`legal_squares` of this board: the same squares in the same order."""
