@@ -15,7 +15,8 @@ the state at ``seq`` and takes a frame by this rule:
     update carries a ``patch`` to the view of the seq before it instead of the
     view: taken only on that view (after a gap, or a patch that does not fit,
     the model is :attr:`~RoomModel.behind` and the rejoin brings the whole
-    view). An older or
+    view). Its events that the new view says all of come as their names, and
+    are rebuilt from it by the templates of ``joined.derived``. An older or
     equal one is a duplicate (an action's own update comes back as the reply
     and as a pushed frame) or one that a snapshot already covers. Every update
     carries the whole view, so one that skips seqs is still the newest state
@@ -148,6 +149,8 @@ class RoomModel:
     clock: ServerClock = field(default_factory=ServerClock)
     """The server's clock, corrected by each view's ``now``: count down with
     :meth:`ServerClock.left` on the view's deadlines."""
+    derived: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
+    """``joined.derived``: how to rebuild the events a compact update sends by name."""
     _rejoin_asked: bool = field(default=False, repr=False)
 
     @classmethod
@@ -199,14 +202,20 @@ class RoomModel:
                 if seq != self.seq + 1:
                     raise PatchError(f"a patch for seq {seq - 1}, and we hold {self.seq}")
                 view = patch.apply(self.view, msg["patch"])
+                events = patch.expand_events(msg["events"], view, self.derived)
             except PatchError:
                 self.behind = True  # rejoin_due: the snapshot brings the whole view
                 return False
         else:
             view = msg["view"]
+            try:
+                events = patch.expand_events(msg["events"], view, self.derived)
+            except PatchError:  # a name we cannot read: the view is right, the events lost
+                events = [ev for ev in msg["events"] if not isinstance(ev, str)]
+                self.behind = True
             if seq > self.seq + 1:
                 self.behind = True
-        change = Change(seq=seq, events=list(msg["events"]), before=self.view, after=view, at=now)
+        change = Change(seq=seq, events=events, before=self.view, after=view, at=now)
         self.seq, self.view, self.events = seq, view, change.events
         self.clock.saw(self.view)
         self.changes.append(change)
@@ -216,6 +225,8 @@ class RoomModel:
         missed = msg.get("missed") or []
         self.events = [ev for upd in missed if upd["seq"] > since for ev in upd.get("events", [])]
         self.seq, self.seat, self.view = msg["seq"], msg["seat"], msg["view"]
+        if "derived" in msg:
+            self.derived = msg["derived"]
         self.clock.saw(self.view)
         self.behind = False
 

@@ -129,57 +129,71 @@ _PY_TYPES: dict[Kind, tuple[type, ...]] = {
 }
 
 
+_NUMBERS = (Kind.INT, Kind.NUM)
+_SIZED = (Kind.STR, Kind.LIST, Kind.MAP)
+_NESTED = (Kind.MAP, Kind.LIST, Kind.ANY)
+
+
 def _check_field(spec: MessageSpec, f: Field, value: Any, re: int | None) -> None:
-    where = f"{spec.t}.{f.name}"
+    # Runs for every field of every frame read: the messages are made only on refusal.
+    kind = f.kind
     if value is None:
         if f.nullable:
             return
-        raise ProtocolError(ErrorCode.WRONG_TYPE, f"{where} may not be nil", re)
-    if f.kind is not Kind.ANY:
-        ok = isinstance(value, _PY_TYPES[f.kind])
-        if f.kind is not Kind.BOOL and isinstance(value, bool):
-            ok = False
-        if not ok:
-            raise ProtocolError(
-                ErrorCode.WRONG_TYPE, f"{where} must be {f.kind.value}, not {_kind_name(value)}", re
-            )
-    if f.kind in (Kind.INT, Kind.NUM):
+        raise ProtocolError(ErrorCode.WRONG_TYPE, f"{spec.t}.{f.name} may not be nil", re)
+    if kind is not Kind.ANY and (
+        not isinstance(value, _PY_TYPES[kind]) or (kind is not Kind.BOOL and value is True)
+        or (kind is not Kind.BOOL and value is False)
+    ):  # fmt: skip
+        raise ProtocolError(
+            ErrorCode.WRONG_TYPE,
+            f"{spec.t}.{f.name} must be {kind.value}, not {_kind_name(value)}",
+            re,
+        )
+    if kind in _NUMBERS:
         size = value
-    elif f.kind in (Kind.STR, Kind.LIST, Kind.MAP):
+    elif kind in _SIZED:
         size = len(value)
     else:
         size = None
     if size is not None and (
         (f.lo is not None and size < f.lo) or (f.hi is not None and size > f.hi)
     ):
-        what = "" if f.kind in (Kind.INT, Kind.NUM) else "length of "
+        what = "" if kind in _NUMBERS else "length of "
         raise ProtocolError(
-            ErrorCode.OUT_OF_RANGE, f"{what}{where} must be within {f.lo}..{f.hi}, not {size}", re
+            ErrorCode.OUT_OF_RANGE,
+            f"{what}{spec.t}.{f.name} must be within {f.lo}..{f.hi}, not {size}",
+            re,
         )
-    if f.kind in (Kind.MAP, Kind.LIST, Kind.ANY) and _depth(value) > MAX_DEPTH:
+    if kind in _NESTED and _depth(value) > MAX_DEPTH:
         raise ProtocolError(
-            ErrorCode.OUT_OF_RANGE, f"{where} is nested deeper than {MAX_DEPTH} levels", re
+            ErrorCode.OUT_OF_RANGE,
+            f"{spec.t}.{f.name} is nested deeper than {MAX_DEPTH} levels",
+            re,
         )
 
 
 def _depth(value: Any) -> int:
     """Nesting depth of maps and lists, computed without recursion.
 
-    Runs on every ``act`` the server reads, so only containers are stacked.
+    Runs on every ``act`` the server reads: level by level, only containers kept
+    (map keys cannot be containers once unpacked: they must hash).
     """
     if not isinstance(value, dict | list):
         return 0
-    deepest = 0
-    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)]
-    while stack:
-        item, d = stack.pop()
-        if d > deepest:
-            deepest = d
-            if deepest > MAX_DEPTH:
-                return deepest
-        children = (*item, *item.values()) if isinstance(item, dict) else item
-        stack.extend((c, d + 1) for c in children if isinstance(c, dict | list))
-    return deepest
+    level: list[Any] = [value]
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            return depth
+        below: list[Any] = []
+        for item in level:
+            for child in item.values() if isinstance(item, dict) else item:
+                if isinstance(child, dict | list):
+                    below.append(child)
+        level = below
+    return depth
 
 
 def _kind_name(value: Any) -> str:

@@ -6,6 +6,9 @@ start with their path; the others with a name:
 ===========================  ===================================================
 ``[path, value]``            set the value at ``path`` (a map key may be new)
 ``[path]``                   remove the map key at ``path``
+``["=", path, {k: v, ...}]`` set each key ``k`` of the map at ``path`` to ``v``
+                             (keys may be new): several changed fields of one
+                             map without their path each time
 ``["+", path, items]``       append ``items`` to the list at ``path``
 ``["<", path, n]``           cut the list at ``path`` down to its first ``n`` items
 ``["~", path, i, n, items]`` replace ``n`` items of the list at ``path`` from
@@ -19,20 +22,40 @@ makes a patch, :func:`apply` applies one; for any two views ``a`` and ``b``
 made of maps, lists, strings, numbers, booleans and nil,
 ``apply(a, diff(a, b)) == b``.
 
+An update's *events* can be shortened against the view they led to: an event
+that a game's template rebuilds exactly from the new view travels as its name
+alone (:func:`shorten_events`, :func:`expand_events`).
+
 Pure functions, no I/O: the server and every client share them.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["Patch", "PatchError", "apply", "diff"]
+import msgpack
+
+__all__ = [
+    "Patch",
+    "PatchError",
+    "Templates",
+    "apply",
+    "diff",
+    "expand_events",
+    "shorten_events",
+]
 
 Patch = list[list[Any]]
 
+Templates = Mapping[str, Mapping[str, Sequence[Any]]]
+"""Event templates by event name: each field of the event and the path in the
+view it is read from, in the event's own field order."""
+
 _CONTAINERS = (dict, list)
+_SHORT = (int, bool, type(None))
+"""What packs to a byte or so: a list of two of them is as small as one set in it."""
 
 
 class PatchError(ValueError):
@@ -42,49 +65,131 @@ class PatchError(ValueError):
 def diff(old: Any, new: Any) -> Patch:
     """The operations that turn ``old`` into ``new`` (empty when they are equal).
 
-    Lists are compared item by item; a list whose items mostly changed is sent
-    whole, which is smaller than an operation per item.
+    Maps are compared key by key and lists item by item. Below the top, a map
+    or list is sent whole when that packs smaller than the operations that
+    change it (a stone whose colour and symbol both changed; a map whose
+    fields mostly did), and the changed fields of one map go in a single
+    ``"="`` operation when that is smaller than one set each.
     """
     out: Patch = []
     _diff(old, new, [], out)
     return out
 
 
-def _same_kind(a: Any, b: Any) -> bool:
-    # bool is an int, and 1 == True: a changed type must be sent even if it compares equal
-    return type(a) is type(b)
+_PACK = msgpack.Packer(use_bin_type=True).pack
+"""One packer for every size and comparison: ``msgpack.packb`` makes a new one each
+call, which costs as much as packing a board row. (It holds the GIL while packing.)"""
 
 
-def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> None:
+def _pack(x: Any) -> bytes:
+    data: bytes = _PACK(x)
+    return data
+
+
+def _size(x: Any) -> int:
+    return len(_pack(x))
+
+
+def _floor(x: dict[Any, Any] | list[Any]) -> int:
+    """A lower bound of ``x``'s packed size: each item packs to a byte at least (a map's
+    key and value, two), so small operations need not pack ``x`` to know they win."""
+    return 1 + (2 * len(x) if type(x) is dict else len(x))
+
+
+def _key_size(key: Any) -> int:
+    if type(key) is str and len(key) < 32 and key.isascii():
+        return len(key) + 1  # a fixstr
+    return _size(key)
+
+
+def _whole_if_smaller(b: dict[Any, Any] | list[Any], path: list[Any], out: Patch, mark: int) -> int:
+    """Replace the operations out[mark:] on the container ``b`` at ``path`` by a set
+    of ``b`` itself when that packs no larger; the packed size of out[mark:] after,
+    when it was worked out (-1 when not)."""
+    if len(out) - mark < 2 and (len(out) == mark or type(out[mark][0]) is list):
+        return -1  # a single set of one item is never larger than the container
+    ops = _size(out[mark:])
+    if ops <= 1 + len(path) + _floor(b):
+        return ops
+    whole = [path, b]
+    size = _size(whole) + 1
+    if size <= ops:
+        del out[mark:]
+        out.append(whole)
+        return size
+    return ops
+
+
+def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> int:
+    """Append the operations that turn ``a`` into ``b``; their packed size (as a list)
+    when it was worked out on the way, else -1."""
     if a is b:
-        return
+        return -1
     if type(a) is dict and type(b) is dict:
         mark = len(out)
+        sets: dict[Any, Any] = {}
+        depth = len(path) + 1
         for key, value in b.items():
             if key not in a:
-                out.append([[*path, key], value])
+                sets[key] = value
                 continue
-            _item(a[key], value, [*path, key], out)
-        for key in a:
-            if key not in b:
-                out.append([[*path, key]])
-        if path and len(out) - mark > max(1, len(b) // 2):  # mostly new: send the map itself
-            del out[mark:]
-            out.append([path, b])
-        return
+            old = a[key]
+            if old is value:
+                continue
+            kind = type(old)
+            if kind in _CONTAINERS and kind is type(value):
+                if old == value and _pack(old) == _pack(value):
+                    continue  # the same (compared in C, not item by item in Python)
+                child = len(out)
+                known = _diff(old, value, [*path, key], out)
+                if len(out) == child:
+                    continue
+                op = out[child]
+                whole = type(op[0]) is list and len(op) == 2 and len(op[0]) == depth
+                if whole and len(out) == child + 1:  # the child sent whole: a field of ours
+                    sets[key] = out.pop()[1]
+                    continue
+                # or its operations pack larger than the field would in our "="
+                ops = known if known >= 0 else _size(out[child:])
+                keyed = _key_size(key)
+                if ops > keyed + _floor(value) and ops >= keyed + _size(value):
+                    del out[child:]
+                    sets[key] = value
+            elif kind is not type(value) or old != value:
+                sets[key] = value
+        # One op per field costs 2 bytes + the path; "=" costs 5 + the path once.
+        if len(sets) >= 3 or (len(sets) == 2 and path):
+            out.append(["=", path, sets])
+        else:
+            out.extend([[*path, key], value] for key, value in sets.items())
+        out.extend([[*path, key]] for key in a if key not in b)
+        return _whole_if_smaller(b, path, out, mark) if path else -1
     if type(a) is list and type(b) is list:
         mark = len(out)
         if len(a) == len(b):  # a board, a rack: what changed, item by item
             for i in range(len(b)):
-                _item(a[i], b[i], [*path, i], out)
+                x, y = a[i], b[i]
+                if x is y:
+                    continue
+                kind = type(x)
+                if kind is not type(y):
+                    out.append([[*path, i], y])
+                elif kind in _CONTAINERS:
+                    if not (x == y and _pack(x) == _pack(y)):
+                        _diff(x, y, [*path, i], out)
+                elif x != y:
+                    out.append([[*path, i], y])
+            short = len(b) <= 2 and all(type(x) in _SHORT for x in b)
+            if path and short and len(out) > mark:  # a pair of numbers: whole, always
+                del out[mark:]
+                out.append([path, b])
+                return -1
         else:
             _resized(a, b, path, out)
-        if len(out) - mark > max(2, len(b) // 2):  # mostly new: the list itself is smaller
-            del out[mark:]
-            out.append([path, b])
-        return
-    if not _same_kind(a, b) or a != b:
+        return _whole_if_smaller(b, path, out, mark) if path else -1
+    if type(a) is not type(b) or a != b:
         out.append([path, b])
+    return -1
 
 
 def _resized(a: list[Any], b: list[Any], path: list[Any], out: Patch) -> None:
@@ -102,8 +207,8 @@ def _resized(a: list[Any], b: list[Any], path: list[Any], out: Patch) -> None:
     while tail < limit - head and _equal(a[len(a) - 1 - tail], b[len(b) - 1 - tail]):
         tail += 1
     cut, items = len(a) - head - tail, b[head : len(b) - tail]
-    if not b:
-        out.append([path, []])
+    if not b or (head == 0 and tail == 0):  # nothing kept: the list itself is smaller
+        out.append([path, b])
     elif head == len(a):
         out.append(["+", path, items])
     elif tail == 0 and not items:
@@ -114,25 +219,21 @@ def _resized(a: list[Any], b: list[Any], path: list[Any], out: Patch) -> None:
 
 def _equal(a: Any, b: Any) -> bool:
     """Equal and of the same types all the way down (``1 == True``, but a changed type
-    must be sent)."""
+    must be sent).
+
+    Python compares containers in C but takes ``1 == True == 1.0``; msgpack packs
+    each type apart. So: ``==`` first (it stops at the first difference), then
+    the packed bytes of two equal containers, instead of a walk in Python. A map
+    with the same items in another order counts as different: it is merely sent.
+    """
     if a is b:
         return True
-    if type(a) is not type(b):
+    kind = type(a)
+    if kind is not type(b):
         return False
-    if type(a) is list:
-        return len(a) == len(b) and all(map(_equal, a, b))
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(_equal(v, b[k]) for k, v in a.items())
+    if kind in _CONTAINERS:
+        return bool(a == b) and _pack(a) == _pack(b)
     return bool(a == b)
-
-
-def _item(a: Any, b: Any, path: list[Any], out: Patch) -> None:
-    if a is b:
-        return
-    if type(a) in _CONTAINERS and type(a) is type(b):
-        _diff(a, b, path, out)
-    elif not _same_kind(a, b) or a != b:
-        out.append([path, b])
 
 
 def apply(view: Any, patch: Sequence[Sequence[Any]], *, in_place: bool = False) -> Any:
@@ -140,7 +241,7 @@ def apply(view: Any, patch: Sequence[Sequence[Any]], *, in_place: bool = False) 
 
     Raises:
         PatchError: an operation names a path the view does not have, or is
-            not one of the four (the client should ask for the whole view again).
+            not one of the six (the client should ask for the whole view again).
     """
     if not in_place:
         view = copy.deepcopy(view)
@@ -154,17 +255,17 @@ def apply(view: Any, patch: Sequence[Sequence[Any]], *, in_place: bool = False) 
 
 def _apply_one(view: Any, op: Sequence[Any]) -> Any:
     if type(op[0]) is list:  # [path, value] sets, [path] removes
-        kind, path = ("=" if len(op) == 2 else "-"), list(op[0])
+        kind, path = ("set" if len(op) == 2 else "-"), list(op[0])
         if len(op) > 2:
             raise ValueError("a set is [path, value], a removal [path]")
     else:
         kind, path = op[0], list(op[1])
-    if kind == "=" and not path:
+    if kind == "set" and not path:
         return copy.deepcopy(op[1])
     parent = view
-    for key in path[:-1] if kind in ("=", "-") else path:
+    for key in path[:-1] if kind in ("set", "-") else path:
         parent = parent[key]
-    if kind == "=":
+    if kind == "set":
         if type(parent) is list and not 0 <= path[-1] < len(parent):
             raise IndexError(path[-1])
         parent[path[-1]] = copy.deepcopy(op[1])
@@ -172,6 +273,11 @@ def _apply_one(view: Any, op: Sequence[Any]) -> Any:
         if type(parent) is not dict:
             raise TypeError("only a map key can be removed")
         del parent[path[-1]]
+    elif kind == "=":
+        fields = op[2]
+        if type(parent) is not dict or type(fields) is not dict or len(op) != 3:
+            raise TypeError("'=' sets keys of a map, from a map")
+        parent.update(copy.deepcopy(fields))
     elif kind == "+":
         if type(parent) is not list:
             raise TypeError("only a list can be appended to")
@@ -190,3 +296,74 @@ def _apply_one(view: Any, op: Sequence[Any]) -> Any:
     else:
         raise ValueError(f"unknown operation {kind!r}")
     return view
+
+
+# -- events ------------------------------------------------------------------------
+
+
+def _derive(name: str, template: Mapping[str, Sequence[Any]], view: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"e": name}
+    for field, path in template.items():
+        value = view
+        for key in path:
+            value = value[key]
+        event[field] = value
+    return event
+
+
+def shorten_events(
+    events: Sequence[dict[str, Any]], view: Any, templates: Templates
+) -> list[dict[str, Any] | str]:
+    """``events`` with each one its template rebuilds exactly from ``view`` (the view
+    they led to) replaced by its name: what :func:`expand_events` undoes."""
+    out: list[dict[str, Any] | str] = []
+    for event in events:
+        name = event.get("e")
+        template = templates.get(name) if type(name) is str else None
+        short = template is not None and len(event) == len(template) + 1
+        if short and _rebuilds(template, event, view):  # type: ignore[arg-type]
+            out.append(name)  # type: ignore[arg-type]
+            continue
+        out.append(event)
+    return out
+
+
+def _rebuilds(template: Mapping[str, Sequence[Any]], event: dict[str, Any], view: Any) -> bool:
+    """Whether every field of ``event`` is in ``view`` where ``template`` says (and
+    ``event`` has no other field than ``e``, its lengths being equal)."""
+    for field, path in template.items():
+        if field not in event:
+            return False
+        value = view
+        try:
+            for key in path:
+                value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return False
+        if not _equal(value, event[field]):
+            return False
+    return True
+
+
+def expand_events(
+    events: Sequence[dict[str, Any] | str], view: Any, templates: Templates
+) -> list[dict[str, Any]]:
+    """The events of a compact update in full: each name rebuilt by its template from
+    ``view``, the view after the update, as new copies.
+
+    Raises:
+        PatchError: a name without a template, or a template the view cannot fill.
+    """
+    out: list[dict[str, Any]] = []
+    for event in events:
+        if type(event) is not str:
+            out.append(event)  # type: ignore[arg-type]
+            continue
+        template = templates.get(event)
+        if template is None:
+            raise PatchError(f"event {event!r} sent by name, and no template for it")
+        try:
+            out.append(copy.deepcopy(_derive(event, template, view)))
+        except (KeyError, IndexError, TypeError) as exc:
+            raise PatchError(f"the view cannot fill event {event!r}: {exc}") from None
+    return out

@@ -821,6 +821,11 @@ class Lobby:
             "seq": room.seq,
             "view": room.base_view(seat) if compact else room.view(seat),
         }
+        if compact:  # how to read the events that updates send by name
+            reply["derived"] = {
+                name: {field: list(path) for field, path in fields.items()}
+                for name, fields in room.game.derived_events.items()
+            }
         if since is not None:
             missed = room.missed(seat, since)
             if missed is not None:

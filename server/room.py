@@ -42,7 +42,7 @@ from typing import Any
 
 import msgpack
 from tilehall.protocol import ErrorCode, GameCode, ProtocolError, encode
-from tilehall.protocol.patch import Patch, diff
+from tilehall.protocol.patch import Patch, diff, shorten_events
 from tilehall.server.bots import Bot, find_bot
 from tilehall.server.clock import Clock, Timer
 from tilehall.server.config import Limits
@@ -565,7 +565,8 @@ class Room:
 
         Compact members get a patch from the view of the seq before, when the
         room kept it for their seat (:meth:`base_view`); else the whole view,
-        from which the next patch starts. The acting connection's copy also
+        from which the next patch starts. Their events that the game's
+        templates rebuild from the new view go by name. The acting connection's copy also
         carries ``re`` (one more encoding).
         """
         bases = self._bases if self._bases_seq == self.seq - 1 else {}
@@ -580,19 +581,18 @@ class Room:
                 view = views.get(seat)
                 if view is None:
                     view = views[seat] = self.view(seat)
-                update = {
-                    "t": "update",
-                    "room": self.id,
-                    "seq": self.seq,
-                    "events": visible(events, seat),
-                }
+                seen = visible(events, seat)
+                if key[1]:  # what the view says all of goes by name (joined.derived)
+                    templates = self.game.derived_events
+                    if templates:
+                        seen = shorten_events(seen, view, templates)  # type: ignore[assignment]
+                    kept[seat] = view
+                update = {"t": "update", "room": self.id, "seq": self.seq, "events": seen}
                 base = bases.get(seat) if key[1] else None
                 if base is not None:
                     update["patch"] = view_patch(base, view)
                 else:
                     update["view"] = view
-                if key[1]:
-                    kept[seat] = view
                 updates[key] = update
             if member is origin and re is not None:
                 member.push(encode({**update, "re": re}))
@@ -1112,6 +1112,8 @@ def view_patch(old: dict[str, Any], new: dict[str, Any]) -> Patch:
     (they joined at different moments): they differ only in ``now``, which the
     patch therefore always sets rather than compares.
     """
+    if "now" not in old and "now" not in new:  # a game without a clock: nothing to leave out
+        return diff(old, new)
     out = diff(
         {k: v for k, v in old.items() if k != "now"}, {k: v for k, v in new.items() if k != "now"}
     )

@@ -36,6 +36,8 @@ class Stats:
     act_bytes: int = 0
     update_bytes: int = 0
     updates: int = 0
+    update_sizes: dict[int, int] = field(default_factory=dict)
+    """How many updates came in each frame size: the median is the goal's figure."""
     think: float = 0.0
     errors: dict[str, int] = field(default_factory=dict)
     latency: Reservoir = field(default_factory=Reservoir)
@@ -46,6 +48,21 @@ class Stats:
 
     def sent_bytes(self, n: int) -> None:
         self.bytes_out += n
+
+    def took_update(self, n: int) -> None:
+        """One update of ``n`` bytes arrived."""
+        self.updates += 1
+        self.update_bytes += n
+        self.update_sizes[n] = self.update_sizes.get(n, 0) + 1
+
+    def median_update_bytes(self) -> int:
+        """The median size of the updates taken (0 before any)."""
+        half, seen = self.updates // 2, 0
+        for size in sorted(self.update_sizes):
+            seen += self.update_sizes[size]
+            if seen > half:
+                return size
+        return 0
 
 
 Reply = tuple[dict[str, Any], float]
@@ -180,6 +197,5 @@ class Player:
         else:
             self.view = reply["view"]
         self.seq = reply["seq"]
-        self.stats.updates += 1
-        self.stats.update_bytes += reply["_bytes"]
+        self.stats.took_update(reply["_bytes"])
         return True

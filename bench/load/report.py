@@ -40,7 +40,8 @@ def table(report: dict[str, Any]) -> str:
             add(f"rooms: act->update {q}", rooms["act_update_rtt"][q],
                 f"bare echo {echo.get('rtt', {}).get(q)}")  # fmt: skip
         add("rooms: bot think ms/move", rooms["think_ms_per_move"])
-        add("rooms: frame bytes act/update", f"{rooms['act_bytes']}/{rooms['update_bytes']}")
+        add("rooms: frame bytes act/update", f"{rooms['act_bytes']}/{rooms['update_bytes']}",
+            f"update median {rooms.get('update_bytes_median')}")  # fmt: skip
         add("rooms: server cpu %", rooms["server_cpu_pct"], f"bare {echo.get('server_cpu_pct')}")
         add("rooms: server cpu us per move", rooms["server_cpu_us_per_move"],
             f"bare us per round trip {echo.get('server_cpu_us_per_round_trip')}")  # fmt: skip

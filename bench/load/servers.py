@@ -65,6 +65,9 @@ def start_tilehall(data_dir: Path, loop: str = "asyncio") -> ServerProcess:
         "1000000",
         "--bot-delay",
         "0",
+        # Every room of the run belongs to the harness's one player.
+        "--max-rooms-per-player",
+        "0",
         "--loop",
         loop,
         ping_interval=PING_INTERVAL,

@@ -190,6 +190,11 @@ class Game(ABC):
     """The handler table: every action by its ``do``, with its schema and handler."""
     pausable: ClassVar[bool] = False
     """Its clock can stop (:meth:`pause`): the time paused does not count."""
+    derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...]]]] = {}
+    """Events the view says all of: for each event name, each field and the path of the
+    view (after the event) that holds it. A compact update sends such an event as its
+    name alone when the template rebuilds it exactly (``joined.derived`` tells the
+    client the templates; :func:`tilehall.protocol.patch.shorten_events`)."""
     hidden_when_paused: ClassVar[tuple[str, ...]] = ()
     """View fields shown as null while paused, so that a pause cannot be used to study
     the position (as KShisen hides its board)."""
@@ -588,6 +593,9 @@ class SoloGame(Game):
     undo_moves: ClassVar[frozenset[str]] = frozenset()
     """The actions ``undo`` takes back (a Lines move, an Ishido stone, a pair); empty:
     the game has no ``undo``."""
+    rebuilt_fields: ClassVar[tuple[str, ...]] = ()
+    """Fields undo's copies leave out, because :meth:`_rebuild` makes them again from
+    the rest (indexes over the board that every move keeps up)."""
     _undos: int = 0
     _entries: list[tuple[int | None, Action, float]] | None = None
     _checkpoints: list[tuple[int, dict[str, Any]]] | None = None
@@ -609,9 +617,23 @@ class SoloGame(Game):
                 del self._checkpoints[1]  # keep the first: any undo can start from it
 
     def _state(self) -> dict[str, Any]:
-        """A copy of everything but the bookkeeping of undo itself."""
-        skip = ("_entries", "_checkpoints")
-        return copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in skip})
+        """A copy of everything but the bookkeeping of undo itself.
+
+        The random stream is copied through its state (a tuple of ints, taken and
+        given in C): ``deepcopy`` walks its 625 numbers one by one in Python, a
+        third of the time of copying a whole Ishido game.
+        """
+        skip = ("_entries", "_checkpoints", *self.rebuilt_fields)
+        memo: dict[int, Any] = {}
+        rng = self.__dict__.get("rng")
+        if type(rng) is random.Random:
+            twin = random.Random(0)
+            twin.setstate(rng.getstate())
+            memo[id(rng)] = twin
+        return copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in skip}, memo)
+
+    def _rebuild(self) -> None:
+        """Make :attr:`rebuilt_fields` again after a copy was restored (a hook)."""
 
     @property
     def undos(self) -> int:
@@ -652,6 +674,7 @@ class SoloGame(Game):
         start, state = max((c for c in self._checkpoints if c[0] <= target), key=lambda c: c[0])
         rebuilt = type(self).__new__(type(self))
         rebuilt.__dict__.update(copy.deepcopy(state))
+        rebuilt._rebuild()
         rebuilt._entries = kept[:start]
         rebuilt._checkpoints = [c for c in self._checkpoints if c[0] <= start]
         for seat, action, at in kept[start:]:

@@ -106,6 +106,14 @@ class Stone(NamedTuple):
     colour: int
     symbol: int
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Stone:
+        """A stone is immutable and shared (:data:`_KINDS`): a copy of a game (undo's
+        checkpoints) keeps the same objects, instead of rebuilding each one."""
+        return self
+
+    def __copy__(self) -> Stone:
+        return self
+
 
 Board = list[list[Stone | None]]
 """``board[row][col]``: the stone on a square, or None."""
@@ -226,44 +234,62 @@ def fits(stone: Stone, around: Sequence[tuple[int, Stone]], *, touching: bool = 
 
 
 def _kind(stone: Stone) -> int:
-    """The stone's index 0..35 in :data:`_KINDS` and :data:`_MATCH`."""
+    """The stone's index 0..35 in :data:`_KINDS` (and its bit in :func:`_fit_mask`)."""
     return stone.colour * SYMBOLS + stone.symbol
 
 
-_MATCH: tuple[tuple[int, ...], ...] = tuple(
-    tuple((a.colour == b.colour) | (a.symbol == b.symbol) << 1 for b in _KINDS) for a in _KINDS
+_SAME_COLOUR: tuple[int, ...] = tuple(
+    sum(1 << _kind(b) for b in _KINDS if b.colour == a.colour) for a in _KINDS
 )
-"""``_MATCH[_kind(a)][_kind(b)]``: bit 0 set when the colours match, bit 1 the symbols."""
+"""``_SAME_COLOUR[k]``: the set of stone kinds (bit ``kind``) whose colour is kind ``k``'s."""
+_SAME_SYMBOL: tuple[int, ...] = tuple(
+    sum(1 << _kind(b) for b in _KINDS if b.symbol == a.symbol) for a in _KINDS
+)
+"""``_SAME_SYMBOL[k]``: the kinds whose symbol is kind ``k``'s."""
 
 
-def _fits_coded(match: tuple[int, ...], around: tuple[int, ...], touching: bool) -> bool:
-    """:func:`fits` for the engine's coded neighbours, without building tuples.
+def _fit_mask(around: tuple[int, ...], touching: bool) -> int:
+    """Every stone that fits a square, as a set of kinds (bit ``kind``), from its coded
+    neighbours: each ``direction << 6 | kind``, in direction order.
 
-    ``match`` is ``_MATCH[_kind(stone)]``; each entry of ``around`` is
-    ``direction << 6 | _kind(neighbour)``, in direction order. The same test as
-    :func:`fits`, term for term (a test walks every neighbourhood of nine stones
-    through both).
+    The rules ask for a group of neighbours matching by colour, the others by
+    symbol, of a size the neighbour count allows (one: either; two: one colour
+    and one symbol; three: one or two colours; four: two, at a corner when
+    touching). The stones that satisfy one such group are the intersection of
+    the members' same-colour sets and the others' same-symbol sets; the stones
+    that fit are the union over the allowed groups. A neighbour identical to the
+    stone lies in both of its sets, so it may play either part. Computed when a
+    square's neighbours change, the draw then tests a bit per square.
     """
-    n = len(around)
-    if n == 4 and touching:
-        up, down, left, right = (match[v & 63] for v in around)
-        if not (up and down and left and right):
-            return False
-        return bool(
-            ((up & 1 and down & 2) or (down & 1 and up & 2))
-            and ((left & 1 and right & 2) or (right & 1 and left & 2))
+    kinds = [v & 63 for v in around]
+    c = [_SAME_COLOUR[k] for k in kinds]
+    s = [_SAME_SYMBOL[k] for k in kinds]
+    n = len(kinds)
+    if n == 1:
+        return c[0] | s[0]
+    if n == 2:
+        return (c[0] & s[1]) | (s[0] & c[1])
+    if n == 3:
+        return (
+            (c[0] & c[1] & s[2])
+            | (c[0] & s[1] & c[2])
+            | (s[0] & c[1] & c[2])
+            | (c[0] & s[1] & s[2])
+            | (s[0] & c[1] & s[2])
+            | (s[0] & s[1] & c[2])
         )
-    forced = free = 0
-    for v in around:
-        m = match[v & 63]
-        if m == 3:
-            free += 1
-        elif m == 1:
-            forced += 1
-        elif not m:
-            return False
-    low, high = _GROUP_SIZES[n]
-    return forced <= high and forced + free >= low
+    if n != 4:
+        return 0
+    up, down, left, right = range(4)  # the coded tuple is in direction order
+    corners = (
+        (c[up] & c[left] & s[down] & s[right])
+        | (c[up] & c[right] & s[down] & s[left])
+        | (c[down] & c[left] & s[up] & s[right])
+        | (c[down] & c[right] & s[up] & s[left])
+    )
+    if touching:
+        return corners
+    return corners | (c[up] & c[down] & s[left] & s[right]) | (c[left] & c[right] & s[up] & s[down])
 
 
 def legal_squares(board: Board, stone: Stone, *, touching: bool = True) -> list[tuple[int, int]]:
@@ -364,6 +390,20 @@ class Ishido(SoloGame):
     name: ClassVar[str] = "ishido"
     title: ClassVar[str] = "Ishido"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
+    rebuilt_fields: ClassVar[tuple[str, ...]] = ("_shown", "_around", "_masks")
+    derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...]]]] = {
+        # a placement is the view's `last` and score; a draw its `current` and `pouch`
+        "placed": {
+            "at": ("last", "at"),
+            "stone": ("last", "stone"),
+            "neighbours": ("last", "neighbours"),
+            "points": ("last", "points"),
+            "fourway": ("last", "fourway"),
+            "bonus": ("last", "bonus"),
+            "score": ("scores", 0),
+        },
+        "drew": {"stone": ("current",), "pouch": ("pouch",)},
+    }
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="scoring",
@@ -464,7 +504,10 @@ class Ishido(SoloGame):
         self.scoring: str = self.opts["scoring"]
         self.touching: bool = self.opts["four_way"] == "touching"
         self.board: Board = [[None] * COLS for _ in range(ROWS)]
+        self._shown: list[list[list[int] | None]] = [[None] * COLS for _ in range(ROWS)]
         self._around: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._masks: dict[tuple[int, int], int] = {}
+        """The stones that fit each square of :attr:`_around` (:func:`_fit_mask`)."""
         self.pouch = []
         self.current: Stone | None = None
         self.legal: list[tuple[int, int]] = []
@@ -497,31 +540,45 @@ class Ishido(SoloGame):
         """Lay ``stone`` on ``[r, c]`` and tell the empty squares around it.
 
         ``_around`` maps every empty square with an occupied neighbour to those
-        neighbours, coded as in :func:`_fits_coded`. Only these squares can be
+        neighbours, coded as in :func:`_fit_mask`. Only these squares can be
         legal, and their neighbours change only here, so a draw tests a few
         dozen squares without looking at the board. The codes are plain ints
         in tuples, which the garbage collector stops tracking.
         """
         board = self.board
         board[r][c] = stone
-        around = self._around
+        # The board as views show it: a new row list, the other rows and cells the
+        # same objects as in the views before (see state_view).
+        row = self._shown[r] = list(self._shown[r])
+        row[c] = [*stone]
+        around, masks, touching = self._around, self._masks, self.touching
         around.pop((r, c), None)
+        masks.pop((r, c), None)
         kind = _kind(stone)
         for d, rr, cc in _ADJACENT[r][c]:
             if board[rr][cc] is None:
                 square = (rr, cc)
                 # seen from there, this stone lies the opposite way: d ^ 1
-                around[square] = tuple(sorted((*around.get(square, ()), (d ^ 1) << 6 | kind)))
+                coded = tuple(sorted((*around.get(square, ()), (d ^ 1) << 6 | kind)))
+                around[square] = coded
+                masks[square] = _fit_mask(coded, touching)
+
+    def _rebuild(self) -> None:
+        """The board's indexes, laid again stone by stone (undo restored a copy without)."""
+        board = self.board
+        self.board = [[None] * COLS for _ in range(ROWS)]
+        self._shown = [[None] * COLS for _ in range(ROWS)]
+        self._around, self._masks = {}, {}
+        for r, row in enumerate(board):
+            for c, stone in enumerate(row):
+                if stone is not None:
+                    self._put(r, c, stone)
 
     def _legal(self, stone: Stone) -> list[tuple[int, int]]:
         """:func:`legal_squares` of this board: the same squares in the same order."""
-        match, touching = _MATCH[_kind(stone)], self.touching
+        bit = 1 << _kind(stone)
         # Sorting the few squares that fit is cheaper than sorting all candidates first.
-        legal = [
-            square
-            for square, around in self._around.items()
-            if _fits_coded(match, around, touching)
-        ]
+        legal = [square for square, mask in self._masks.items() if mask & bit]
         legal.sort()
         return legal
 
@@ -583,18 +640,9 @@ class Ishido(SoloGame):
     def _place(self, r: int, c: int) -> list[Event]:
         stone = self.current
         assert stone is not None  # a playing game always holds a drawn stone
-        there = self.board[r][c]
-        if there is not None:
-            raise IllegalMove(GameCode.OCCUPIED, f"square {[r, c]} already holds {list(there)}")
-        around = neighbours(self.board, r, c)
-        if not around:
-            raise IllegalMove(GameCode.NO_NEIGHBOUR, f"square {[r, c]} has no occupied neighbour")
-        if not fits(stone, around, touching=self.touching):
-            reason = _describe_failure(stone, around, self.touching)
-            raise IllegalMove(
-                GameCode.NO_MATCH, f"stone {list(stone)} does not fit at {[r, c]}: {reason}"
-            )
-        value = placement_value(r, c, len(around), self.fourways, self.scoring)
+        if not self._masks.get((r, c), 0) >> _kind(stone) & 1:
+            self._refuse(stone, r, c)
+        value = placement_value(r, c, len(self._around[r, c]), self.fourways, self.scoring)
         self._put(r, c, stone)
         self.placed += 1
         self.fourways += value.fourway
@@ -609,6 +657,23 @@ class Ishido(SoloGame):
         }
         placed: Event = {"e": "placed", **self.last, "score": self._score}
         return [placed, *self._draw()]
+
+    def _refuse(self, stone: Stone, r: int, c: int) -> None:
+        """Say why ``stone`` may not go on ``[r, c]``, from the board itself.
+
+        Raises:
+            IllegalMove: ``occupied``, ``no_neighbour`` or ``no_match``.
+        """
+        there = self.board[r][c]
+        if there is not None:
+            raise IllegalMove(GameCode.OCCUPIED, f"square {[r, c]} already holds {list(there)}")
+        around = neighbours(self.board, r, c)
+        if not around:
+            raise IllegalMove(GameCode.NO_NEIGHBOUR, f"square {[r, c]} has no occupied neighbour")
+        reason = _describe_failure(stone, around, self.touching)
+        raise IllegalMove(
+            GameCode.NO_MATCH, f"stone {list(stone)} does not fit at {[r, c]}: {reason}"
+        )
 
     def best_square(self) -> tuple[tuple[int, int], Value] | None:
         """The square where the current stone earns the most, as the help shows it.
@@ -658,10 +723,16 @@ class Ishido(SoloGame):
     # -- views -----------------------------------------------------------------------
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
-        """Board, current stone and counts; the pouch order never leaves the engine."""
+        """Board, current stone and counts; the pouch order never leaves the engine.
+
+        The board's rows and stones are shared with the views before: a placement
+        makes one new row (:meth:`_put`). A view is read, never changed (packed,
+        patched against the next); so consecutive views are cheap to build and to
+        compare, the patch of a move skipping every row and stone that did not
+        change by identity.
+        """
         return {
-            # _stone_wire() inlined: 96 calls per view, on every update sent
-            "board": [[None if s is None else [*s] for s in row] for row in self.board],
+            "board": list(self._shown),
             "current": _stone_wire(self.current),
             "pouch": len(self.pouch),
             "left": self.stones_left,

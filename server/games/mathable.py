@@ -343,6 +343,9 @@ class Mathable(Game):
     )
     pausable: ClassVar[bool] = True
     """The room stops the turn clock while every human player is away."""
+    derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...]]]] = {
+        "turn": {"seat": ("to_move",)},  # whose turn it is now
+    }
 
     def __init__(
         self,

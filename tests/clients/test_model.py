@@ -396,6 +396,39 @@ def test_compact_updates_patch_the_view_held_and_a_misfit_asks_for_the_whole():
     assert not model.apply(misfit) and model.behind and model.view == {"board": [1]}
 
 
+def test_events_sent_by_name_are_rebuilt_from_the_new_view():
+    derived = {"drew": {"stone": ["current"], "pouch": ["pouch"]}}
+    model = RoomModel.from_joined(
+        {
+            "room": ROOM,
+            "seat": 0,
+            "seq": 4,
+            "view": {"current": [1, 2], "pouch": 9},
+            "derived": derived,
+        }
+    )
+    placed = {"e": "placed", "at": [0, 1]}
+    step = {
+        "t": "update",
+        "room": ROOM,
+        "seq": 5,
+        "events": [placed, "drew"],
+        "patch": [["=", [], {"current": [3, 4], "pouch": 8}]],
+    }
+    assert model.apply(step)
+    assert model.events == [placed, {"e": "drew", "stone": [3, 4], "pouch": 8}]
+    assert model.changes[-1].events == model.events
+    # a whole view with names (the first update after a join) reads them the same way
+    whole = {**step, "seq": 6, "view": {"current": [5, 5], "pouch": 7}}
+    del whole["patch"]
+    assert model.apply(whole) and model.events[1] == {"e": "drew", "stone": [5, 5], "pouch": 7}
+    # a rejoin without templates keeps those it had; a name it cannot read asks for the view
+    model.apply({"t": "_rejoined", "room": ROOM, "seat": 0, "seq": 6, "view": whole["view"]})
+    assert model.derived == derived
+    odd = {"t": "update", "room": ROOM, "seq": 7, "events": ["turn"], "patch": []}
+    assert not model.apply(odd) and model.behind and model.seq == 6
+
+
 def test_names_number_repeated_players_but_not_open_seats():
     model = RoomModel(room=ROOM, seat=0, seq=0, view={"status": "waiting"})
     free = {"name": None, "bot": False, "taken": False, "connected": False}

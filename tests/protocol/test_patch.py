@@ -6,7 +6,7 @@ import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tilehall.protocol.patch import PatchError, apply, diff
+from tilehall.protocol.patch import PatchError, apply, diff, expand_events, shorten_events
 
 scalars = st.one_of(
     st.none(),
@@ -62,11 +62,10 @@ def test_one_cell_of_a_board_is_one_operation(board, data):
     assert diff({"board": board}, {"board": after}) == [[["board", r, c], 10]]
 
 
-def test_the_five_operations():
-    old = {"a": 1, "b": [1, 2, 3], "c": {"d": True}, "gone": 0}
-    new = {"a": 1, "b": [1, 2, 3, 4, 5], "c": {"d": 1}, "e": None}
-    patch = diff(old, new)
-    assert patch == [
+def test_the_six_operations():
+    old = {"a": 1, "b": list(range(10)), "c": {"d": True, "x": 0}, "gone": 0}
+    new = {"a": 1, "b": [*range(10), 4, 5], "c": {"d": 1, "x": 0}, "e": None}
+    assert diff(old, new) == [
         ["+", ["b"], [4, 5]],
         [["c", "d"], 1],
         [["e"], None],
@@ -82,7 +81,78 @@ def test_the_five_operations():
     assert diff(taken, unseen) == [["~", [], 40, 0, [80]]]
     assert diff([1, 2, 3, 4], [1, 9, 9, 9, 4]) == [["~", [], 1, 2, [9, 9, 9]]]
     # a changed type inside a list is sent, though 1 == True
-    assert diff([[1, 2], 0], [[True, 2]]) == [["~", [], 0, 2, [[True, 2]]]]
+    assert diff([[1, 2], 0], [[True, 2]]) == [[[], [[True, 2]]]]
+    # several fields of one map: one "=" (at the top from three, below from two)
+    assert diff({"a": 1, "b": 2, "c": 3}, {"a": 5, "b": 6, "c": 7}) == [
+        ["=", [], {"a": 5, "b": 6, "c": 7}]
+    ]
+    assert diff({"a": 1, "b": 2}, {"a": 5, "b": 6}) == [[["a"], 5], [["b"], 6]]
+    kept = {"c": "three", "d": "four", "e": "five"}
+    assert diff({"m": {"a": 1, "b": 2, **kept}}, {"m": {"a": 5, "b": 6, **kept}}) == [
+        ["=", ["m"], {"a": 5, "b": 6}]
+    ]
+
+
+def test_a_container_goes_whole_when_that_is_smaller():
+    # a stone whose colour and symbol both changed: the pair, not two sets
+    assert diff({"s": [1, 2], "n": 0}, {"s": [3, 4], "n": 0}) == [[["s"], [3, 4]]]
+    # a list with nothing kept: the list itself, not a splice of all of it
+    assert diff({"l": [[0, 1], [2, 3]]}, {"l": [[4, 5]]}) == [[["l"], [[4, 5]]]]
+    # a one-item list that changed joins its map's other fields
+    assert diff({"s": [1], "a": 1, "b": 2}, {"s": [7], "a": 3, "b": 4}) == [
+        ["=", [], {"s": [7], "a": 3, "b": 4}]
+    ]
+    # one cell of a big board stays one set
+    board = [[0] * 12 for _ in range(8)]
+    after = [row[:] for row in board]
+    after[3][4] = 9
+    assert diff({"board": board, "n": 1}, {"board": after, "n": 2}) == [
+        [["board", 3, 4], 9],
+        [["n"], 2],
+    ]
+
+
+@given(views, views)
+def test_a_patch_below_the_top_never_packs_larger_than_the_value_itself(old, new):
+    """The size rules: below the top of the view, a container is sent whole rather than
+    in operations that pack larger."""
+    patch = diff({"v": old}, {"v": new})
+    assert len(msgpack.packb(patch)) <= len(msgpack.packb([[["v"], new]]))
+
+
+TEMPLATES = {
+    "placed": {"at": ["last", "at"], "score": ["scores", 0]},
+    "drew": {"stone": ["current"]},
+}
+
+
+def test_events_the_view_says_all_of_go_by_name_and_come_back_whole():
+    view = {"last": {"at": [3, 4]}, "scores": [12], "current": [1, 5]}
+    events = [
+        {"e": "placed", "at": [3, 4], "score": 12},
+        {"e": "drew", "stone": [1, 2]},  # not the view's: sent whole
+        {"e": "help", "at": [0, 0]},  # no template
+        {"e": "placed", "at": [3, 4], "score": 12, "extra": 1},  # more than the template
+        {"e": "placed", "at": [3, 4], "score": 12.0},  # 12.0 is not 12 on the wire
+    ]
+    short = shorten_events(events, view, TEMPLATES)
+    assert short == ["placed", *events[1:]]
+    assert expand_events(short, view, TEMPLATES) == events
+    # a rebuilt event is the client's own copy, not a piece of its view
+    again = expand_events(["placed"], view, TEMPLATES)
+    again[0]["at"].append(0)
+    assert view["last"]["at"] == [3, 4]
+    # a template the view cannot fill is not used
+    assert shorten_events(events[:1], {"scores": [12]}, TEMPLATES) == events[:1]
+
+
+@pytest.mark.parametrize(
+    ("events", "view"),
+    [(["turn"], {"to_move": 0}), (["placed"], {"scores": [1]}), (["drew"], {"current": 0})],
+)
+def test_a_name_that_cannot_be_read_is_refused_clearly(events, view):
+    with pytest.raises(PatchError):
+        expand_events(events, view, {**TEMPLATES, "drew": {"stone": ["current", 1]}})
 
 
 @pytest.mark.parametrize(
@@ -98,6 +168,9 @@ def test_the_five_operations():
         ({"a": [1]}, ["~", ["a"], 0, 1, 7]),
         ({"a": 1}, ["~", ["a"], 0, 0, [1]]),
         ({"a": 1}, ["?", ["a"]]),
+        ({"a": [1]}, ["=", ["a"], {"b": 1}]),
+        ({"a": {}}, ["=", ["a"], [1]]),
+        ({"a": {}}, ["=", ["a"], {"b": 1}, 2]),
     ],
 )
 def test_a_patch_that_does_not_fit_is_refused_clearly(view, op):

@@ -58,3 +58,29 @@ def test_the_documented_patch_turns_the_documented_view_into_the_result():
     view, patch, result = json.loads(view), json.loads(patch), json.loads(result)
     assert apply(view, patch) == result
     assert apply(view, diff(view, result)) == result
+
+
+def test_the_documented_events_by_name_expand_to_the_documented_events():
+    """The compact update example, read after the joined example that carries ``derived``."""
+    from tilehall.protocol.patch import apply, expand_events
+
+    examples = [json.loads(t) for side, t in BLOCKS if side == "server"]
+    [joined] = [m for m in examples if m["t"] == "joined" and "derived" in m]
+    [update] = [m for m in examples if m["t"] == "update" and "patch" in m]
+    [events] = re.findall(r"```json events\n(.*?)```", DOC, re.S)
+    view = apply(joined["view"], update["patch"])
+    assert any(isinstance(e, str) for e in update["events"])
+    assert expand_events(update["events"], view, joined["derived"]) == json.loads(events)
+
+
+def test_each_game_page_gives_the_templates_of_its_events_by_name():
+    from tilehall.server.games import all_games
+
+    for game in all_games():
+        page = Path(__file__).resolve().parents[2] / "protocol" / "games" / f"{game.name}.md"
+        blocks = re.findall(r"```json derived\n(.*?)```", page.read_text(), re.S)
+        want = {
+            name: {field: list(path) for field, path in fields.items()}
+            for name, fields in game.derived_events.items()
+        }
+        assert [json.loads(b) for b in blocks] == ([want] if want else []), game.name

@@ -31,23 +31,26 @@ SETUPS = {
 }
 
 
-def follow(member: MemoryMember, room: str) -> list[tuple[int, dict]]:
-    """The views ``member`` holds after each frame about ``room``, patches applied."""
+def follow(member: MemoryMember, room: str) -> list[tuple[int, dict, list[dict] | None]]:
+    """The views ``member`` holds after each frame about ``room``, patches applied, with
+    the events of each update (those sent by name rebuilt from the view)."""
     held: dict | None = None
+    derived: dict = {}
     out = []
     for frame in member.frames:
         if frame.get("room") != room:
             continue
         if frame["t"] == "joined":
             held = frame["view"]
-            out.append((frame["seq"], held))
+            derived = frame.get("derived", derived)
+            out.append((frame["seq"], held, None))  # a snapshot: no events
         elif frame["t"] == "update":
             if "patch" in frame:
                 assert held is not None
                 held = patch.apply(held, frame["patch"])
             else:
                 held = frame["view"]
-            out.append((frame["seq"], held))
+            out.append((frame["seq"], held, patch.expand_events(frame["events"], held, derived)))
     return out
 
 
@@ -98,13 +101,15 @@ async def play(house: House, name: str, seed: int, moves: int) -> tuple[MemoryMe
     await live.quiet()
 
     def check(compact_member: MemoryMember, full_member: MemoryMember) -> None:
-        full = {seq: view for seq, view in follow(full_member, room)}
+        full = {seq: (view, events) for seq, view, events in follow(full_member, room)}
         patched = follow(compact_member, room)
         assert len(patched) > 1
-        for seq, view in patched:
-            want = {k: v for k, v in full[seq].items() if k != "now"}
+        for seq, view, events in patched:
+            want = {k: v for k, v in full[seq][0].items() if k != "now"}
             got = {k: v for k, v in view.items() if k != "now"}
             assert got == want, (name, seq)
+            if events is not None:
+                assert events == full[seq][1], (name, seq)
 
     for player, twin in zip(players, twins, strict=True):
         check(player, twin)
@@ -113,6 +118,12 @@ async def play(house: House, name: str, seed: int, moves: int) -> tuple[MemoryMe
         check(late, full_watcher)
     assert any("patch" in f for f in players[0].frames), "compact members got patches"
     assert not any("patch" in f for f in twins[0].frames), "the others whole views"
+    named = [ev for f in players[0].frames if f["t"] == "update" for ev in f["events"]]
+    if game in ("ishido", "mathable"):  # the games with templates use them
+        assert any(isinstance(ev, str) for ev in named), "events by name"
+    assert not any(
+        isinstance(ev, str) for f in twins[0].frames if f["t"] == "update" for ev in f["events"]
+    ), "whole events for the others"
     return players[0], twins[0]
 
 

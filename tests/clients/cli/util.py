@@ -132,7 +132,15 @@ class Events:
             self.seen[(msg["room"], msg["seq"])] = msg["events"]
 
     def of(self, kind: str) -> list[dict[str, Any]]:
-        return [ev for key in sorted(self.seen) for ev in self.seen[key] if ev.get("e") == kind]
+        """The events of ``kind`` as the frames carried them: one that a compact update
+        sent by name (``joined.derived``) is ``{"e": kind}`` here; the screen's model
+        holds it in full."""
+        return [
+            ev
+            for key in sorted(self.seen)
+            for ev in ({"e": e} if isinstance(e, str) else e for e in self.seen[key])
+            if ev.get("e") == kind
+        ]
 
 
 async def finish_game(conn: Connection, game: str, *, seats: int | None = None) -> str:
