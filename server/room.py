@@ -76,7 +76,8 @@ RECENT = 256
 
 REBUILD_BACKOFF = (0.1, 30.0)
 """First and longest pause between two attempts to rebuild a suspended room whose
-journal could be read but not replayed (a defect: it is logged each time)."""
+journal could not be read for a reason other than the store being away, or could be
+read but not replayed (a defect: it is logged each time)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1024,6 +1025,14 @@ class Room:
                 entries = await self.store.journal(self.id)
             except StoreUnavailable as exc:
                 health.failed(exc)
+                continue
+            except Exception:
+                # Not the store being away but its driver failing (asyncpg's "another
+                # operation is in progress" on a connection the database dropped): this
+                # task is the room's only way back, so it never ends over it.
+                log.exception("room %s: its journal could not be read", self.id)
+                await self.clock.sleep(pause)
+                pause = min(REBUILD_BACKOFF[1], pause * 2)
                 continue
             if record is None or record.node != self.record.node:
                 log.warning("room %s is no longer this node's; letting it go", self.id)

@@ -134,6 +134,46 @@ async def test_a_lock_held_past_the_busy_timeout_suspends_then_resumes(tmp_path)
         await house.close()
 
 
+class JournalReadFailsOnce(SQLiteStore):
+    """The real SQLite store, whose next journal read fails once with a driver's own error.
+
+    bench/chaos.py saw asyncpg raise ``InternalClientError`` ("another operation is
+    in progress") on a connection PostgreSQL had dropped, while rooms read their
+    journals to come back; no fault of the real database causes that on cue.
+    """
+
+    armed = False
+
+    async def journal(self, room):
+        if self.armed:
+            self.armed = False
+            raise RuntimeError("cannot switch to state 12; another operation is in progress")
+        return await super().journal(room)
+
+
+async def test_a_room_keeps_trying_to_come_back_when_its_journal_cannot_be_read(tmp_path):
+    path = tmp_path / "tilehall.sqlite3"
+    store = JournalReadFailsOnce(path, busy_timeout=0.2)
+    house = await House.open(tmp_path, store)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        a, w, room, view = await ishido(house)
+        before = await house.journal(room)
+        other.execute("BEGIN EXCLUSIVE")
+        err = await house.call(a, place(room, view))
+        assert err["code"] == "unavailable", err
+        await w.wait_for(suspended(room))
+        store.armed = True  # the rebuild's first read of the journal fails
+        other.execute("ROLLBACK")
+        await restored(house, w, room)
+        assert not store.armed, "the failing read was tried"
+        upd = await house.call(a, place(room, view))
+        assert upd["t"] == "update" and upd["seq"] == len(before) + 1, upd
+    finally:
+        other.close()
+        await house.close()
+
+
 async def test_a_server_on_a_full_disk_killed_and_restarted_brings_the_room_back(disk):
     proc = ServerProcess(disk.path)
     url = proc.start()
