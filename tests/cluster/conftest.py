@@ -136,7 +136,9 @@ class Peer:
                 if msg["t"] == "update":
                     self.updates[msg["room"]].append(msg)
                 if msg["t"] == "joined":
-                    self.joined[msg["room"]] = msg["seq"]
+                    # The first: a room that moves nodes may send its members a fresh
+                    # joined later, and the stream they saw still counts from the first.
+                    self.joined.setdefault(msg["room"], msg["seq"])
                 newer = msg.get("seq", -1) >= self.latest.get(msg.get("room"), (-1, {}))[0]
                 if msg["t"] in ("update", "joined") and newer:
                     self.latest[msg["room"]] = (msg["seq"], msg["view"])
