@@ -954,21 +954,27 @@ async def run_junk(a: argparse.Namespace) -> dict[str, Any]:
 # -- bots on a default server (issue #16) -------------------------------------------------------
 
 
-def interruptible() -> None:
-    """In the bot's process before it starts: Ctrl-C (SIGINT) as a terminal gives it.
+BOT_LAUNCH = (
+    "import runpy, signal, sys; "
+    "signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'tilehall-bot'; "
+    "runpy.run_module('tilehall.clients.bot', run_name='__main__', alter_sys=True)"
+)
+"""``tilehall-bot`` with Ctrl-C (SIGINT) handled as a terminal gives it.
 
-    A script started in the background by a shell without job control (``cmd &``
-    in a script) has SIGINT ignored, and so would its children: Python then
-    installs no handler, and Ctrl-C never reaches the bots.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+A script started in the background by a shell without job control (``cmd &`` in
+a script) runs with SIGINT ignored, and so would the bots it starts: Python then
+installs no handler and Ctrl-C never reaches them. The handler is put back here,
+in the bot's own interpreter, and not in a ``preexec_fn``: that runs between
+fork and exec, where a lock another thread of the parent held can never be
+released, and the child hangs before it is a bot."""
 
 
 def bot_command(url: str, game: str, parallel: int) -> list[str]:
     return [
         sys.executable,
-        "-m",
-        "tilehall.clients.bot",
+        "-c",
+        BOT_LAUNCH,
         "--url",
         url,
         "--game",
@@ -995,7 +1001,6 @@ async def run_bots(a: argparse.Namespace) -> dict[str, Any]:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
-                preexec_fn=interruptible,
             )
             for g in games
         }

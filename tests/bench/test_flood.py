@@ -83,7 +83,7 @@ async def test_junk_actions_change_nothing_and_grow_nothing() -> None:
 
 
 async def test_bots_of_every_game_are_never_refused_for_their_rate() -> None:
-    report = await run_bots(parse_args(["--mode", "bots", "--seconds", "6"]))
+    report = await run_bots(parse_args(["--mode", "bots", "--seconds", "8"]))
     assert report["rate_limited"] == 0 and report["bans"] == 0
     assert set(report["bots"]) == set(GAMES)
     for game, bot in report["bots"].items():
