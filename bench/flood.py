@@ -667,6 +667,8 @@ PAD = "x" * 900
 """Junk that keeps an ``act`` frame under the 1,024-byte bound: refused for its field."""
 HUGE = "x" * 60_000
 """Junk that takes an ``act`` frame past the bound (still under the 64 KiB frame limit)."""
+CONTROL = 100
+"""Accepted actions sent after the junk, to show the same measure sees what is journaled."""
 NESTED: Any = [[[[[[[[["deep"]]]]]]]]]
 
 
@@ -904,6 +906,13 @@ async def run_junk(a: argparse.Namespace) -> dict[str, Any]:
         size1, log1 = dir_bytes(data), len(server.log)
         after = await snapshot(url, db, junkers)
         changed = [room for room in before if before[room] != after[room]]
+        # The control: the same measure sees what accepted actions write (Ishido helps).
+        keeper = junkers[0]
+        for k in range(CONTROL):
+            help_ = {"t": "act", "room": keeper.rooms["ishido"], "action": {"do": "help"}}
+            assert (await keeper.raw.call(help_, rid=k + 1))["t"] == "update"
+        await asyncio.sleep(1.0)
+        control = dir_bytes(data) - size1
         for j in junkers:
             await j.raw.close()
 
@@ -922,6 +931,8 @@ async def run_junk(a: argparse.Namespace) -> dict[str, Any]:
             "accepted": tally["ACCEPTED"],
             "data_dir_bytes_before": size0,
             "data_dir_growth_bytes": size1 - size0,
+            "control_actions": CONTROL,
+            "control_growth_bytes": control,
             "goal_bytes": JUNK_GOAL,
             "server_log_lines": log1 - log0,
             "rooms_checked": len(before),
@@ -943,21 +954,27 @@ async def run_junk(a: argparse.Namespace) -> dict[str, Any]:
 # -- bots on a default server (issue #16) -------------------------------------------------------
 
 
-def interruptible() -> None:
-    """In the bot's process before it starts: Ctrl-C (SIGINT) as a terminal gives it.
+BOT_LAUNCH = (
+    "import runpy, signal, sys; "
+    "signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'tilehall-bot'; "
+    "runpy.run_module('tilehall.clients.bot', run_name='__main__', alter_sys=True)"
+)
+"""``tilehall-bot`` with Ctrl-C (SIGINT) handled as a terminal gives it.
 
-    A script started in the background by a shell without job control (``cmd &``
-    in a script) has SIGINT ignored, and so would its children: Python then
-    installs no handler, and Ctrl-C never reaches the bots.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+A script started in the background by a shell without job control (``cmd &`` in
+a script) runs with SIGINT ignored, and so would the bots it starts: Python then
+installs no handler and Ctrl-C never reaches them. The handler is put back here,
+in the bot's own interpreter, and not in a ``preexec_fn``: that runs between
+fork and exec, where a lock another thread of the parent held can never be
+released, and the child hangs before it is a bot."""
 
 
 def bot_command(url: str, game: str, parallel: int) -> list[str]:
     return [
         sys.executable,
-        "-m",
-        "tilehall.clients.bot",
+        "-c",
+        BOT_LAUNCH,
         "--url",
         url,
         "--game",
@@ -984,7 +1001,6 @@ async def run_bots(a: argparse.Namespace) -> dict[str, Any]:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
-                preexec_fn=interruptible,
             )
             for g in games
         }
