@@ -1,10 +1,11 @@
 """SQLite store: the embedded default, one file, nothing to install.
 
 Every SQLite call runs on one dedicated thread that owns the connection, so the
-event loop never blocks on disk. Journal appends are group-committed: while one
-batch is being committed, new appends queue up and go in the next transaction,
-so many rooms acting at once share one fsync. WAL mode keeps readers and the
-writer out of each other's way.
+event loop never blocks on disk. The loop hands it work through one queue:
+journal appends as bare rows, everything else as calls. Journal appends are
+group-committed: while one batch is being committed, new rows queue up and the
+thread takes all of them for the next transaction, so many rooms acting at once
+share one fsync. WAL mode keeps readers and the writer out of each other's way.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import contextlib
 import json
 import logging
 import math
+import queue
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -51,6 +53,11 @@ from tilehall.server.store.base import (
 __all__ = ["SQLiteStore"]
 
 T = TypeVar("T")
+
+_Work = tuple[Callable[..., Any] | None, Any, "asyncio.Future[Any]"]
+"""What the store's thread is handed: ``(fn, args, future)`` for a call, or
+``(None, row, future)`` for a journal row to commit with the others queued."""
+
 
 log = logging.getLogger(__name__)
 
@@ -202,13 +209,26 @@ class SQLiteStore(Store):
         self.path = str(path)
         self.synchronous = synchronous
         self.busy_timeout = busy_timeout
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
         self._db: sqlite3.Connection | None = None
-        self._pending: list[tuple[JournalEntry, asyncio.Future[None]]] = []
-        self._flusher: asyncio.Task[None] | None = None
+        self._queue: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- plumbing ----------------------------------------------------------------
+
+    def _submit(self, fn: Callable[..., Any] | None, arg: Any) -> asyncio.Future[Any]:
+        """Hand one piece of work to the store's thread (started on first use)."""
+        # The loop open() ran on: asyncio.get_running_loop() calls getpid() each
+        # time, 1.5 % of the event loop's samples at 5,000 appends/s.
+        loop = self._loop or asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+        if self._thread is None:
+            # A daemon: a process that never closes its store must still exit;
+            # what was not committed then was never acknowledged either.
+            self._thread = threading.Thread(target=self._serve, name="sqlite", daemon=True)
+            self._thread.start()
+        self._queue.put((fn, arg, fut))
+        return fut
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn`` on the store's thread; what SQLite cannot do is StoreUnavailable.
@@ -218,11 +238,60 @@ class SQLiteStore(Store):
         caller treats it as unknown and reads back, as with any store.
         """
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+            result: T = await self._submit(fn, args)
         except sqlite3.IntegrityError:
             raise
         except sqlite3.Error as exc:
             raise StoreUnavailable(f"SQLite: {exc}") from exc
+        return result
+
+    def _serve(self) -> None:
+        """The store's thread: calls one at a time, journal rows in groups.
+
+        A journal row is committed together with every row queued behind it up
+        to the next call, in one transaction (see :meth:`_append_rows`), and the
+        loop is woken once for the whole group. The executor call per batch that
+        this replaces cost the loop a task, two futures and their callbacks each
+        time, and left the thread idle while the loop got round to the next batch.
+        """
+        get, get_nowait = self._queue.get, self._queue.get_nowait
+        work = get()
+        while work is not None:  # None: close() is done with the thread
+            fn, arg, fut = work
+            if fn is not None:
+                _answer(fut, *_call(fn, arg))
+                work = get()
+                continue
+            rows, futs = [arg], [fut]
+            queued = True
+            while True:
+                try:
+                    work = get_nowait()
+                except queue.Empty:
+                    queued = False
+                    break
+                if work is None or work[0] is not None:
+                    break  # done after this group, in the order it came
+                rows.append(work[1])
+                futs.append(work[2])
+            self._commit(rows, futs)
+            if not queued:
+                work = get()
+
+    def _commit(self, rows: list[tuple[Any, ...]], futs: list[asyncio.Future[None]]) -> None:
+        """On the store's thread: commit one group of rows, then wake the loop once for all."""
+        kept: list[bool] | None = None
+        failed: BaseException | None = None
+        try:
+            kept = self._append_rows(rows)
+        except sqlite3.IntegrityError as exc:
+            failed = exc
+        except sqlite3.Error as exc:
+            failed = StoreUnavailable(f"SQLite: {exc}")
+            failed.__cause__ = exc
+        except Exception as exc:  # every waiter learns its row was not kept
+            failed = exc
+        _call_soon(futs[0], _settle_rows, rows, futs, kept, failed)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -265,12 +334,14 @@ class SQLiteStore(Store):
             private_file(path.with_name(path.name + suffix))
 
     async def close(self) -> None:
-        if self._flusher is not None:
-            await asyncio.shield(self._flusher)
+        # Queued after every append made so far: they are committed first.
         if self._db is not None:
             await self._run(self.db.close)
             self._db = None
-        self._executor.shutdown(wait=True)
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
 
     def _append_rows(self, rows: list[tuple[Any, ...]]) -> list[bool]:
         """Commit one group of journal rows; which went in.
@@ -424,38 +495,15 @@ class SQLiteStore(Store):
     # -- journal -------------------------------------------------------------------
 
     async def append(self, entry: JournalEntry) -> None:
-        # The loop open() ran on: asyncio.get_running_loop() calls getpid() each
-        # time, 1.5 % of the event loop's samples at 5,000 appends/s.
-        loop = self._loop or asyncio.get_running_loop()
-        fut: asyncio.Future[None] = loop.create_future()
-        self._pending.append((entry, fut))
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush())
-        await fut
-
-    async def _flush(self) -> None:
-        while self._pending:
-            batch, self._pending = self._pending, []
-            rows = [
-                (e.room, e.seq, e.seat, msgpack.packb(e.action, use_bin_type=True), e.now)
-                for e, _ in batch
-            ]
-            try:
-                kept = await self._run(self._append_rows, rows)
-            except Exception as exc:  # every waiter learns its entry was not kept
-                for _, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(exc)
-            else:
-                for (entry, fut), ok in zip(batch, kept, strict=True):
-                    if fut.done():
-                        continue
-                    if ok:
-                        fut.set_result(None)
-                    else:
-                        fut.set_exception(
-                            AppendRefused(f"room {entry.room}: seq {entry.seq} is taken")
-                        )
+        # Packed here, on the loop: the row is what the action was when appended.
+        row = (
+            entry.room,
+            entry.seq,
+            entry.seat,
+            msgpack.packb(entry.action, use_bin_type=True),
+            entry.now,
+        )
+        await self._submit(None, row)
 
     async def journal(self, room: str) -> list[JournalEntry]:
         def work() -> list[JournalEntry]:
@@ -713,6 +761,58 @@ def _fill_skeletons(db: sqlite3.Connection) -> None:
         "UPDATE players SET name_key = ?, skeleton = ?, folded = ? WHERE id = ?",
         [(key, skel, folded, pid) for pid, key, skel, folded in new],
     )
+
+
+def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, BaseException | None]:
+    """``fn(*args)`` on the store's thread: its result, or what it raised."""
+    try:
+        return fn(*args), None
+    except BaseException as exc:
+        return None, exc
+
+
+def _call_soon(fut: asyncio.Future[Any], callback: Callable[..., None], *args: Any) -> None:
+    """Run ``callback(*args)`` on ``fut``'s loop, from the store's thread.
+
+    A loop already closed (a store left open at exit) has no one waiting.
+    """
+    with contextlib.suppress(RuntimeError):
+        fut.get_loop().call_soon_threadsafe(callback, *args)
+
+
+def _answer(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    _call_soon(fut, _settle, fut, result, exc)
+
+
+def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    """On the loop: a call's answer, unless its waiter went away (cancelled)."""
+    if fut.done():
+        return
+    if exc is None:
+        fut.set_result(result)
+    else:
+        fut.set_exception(exc)
+
+
+def _settle_rows(
+    rows: list[tuple[Any, ...]],
+    futs: list[asyncio.Future[None]],
+    kept: list[bool] | None,
+    exc: BaseException | None,
+) -> None:
+    """On the loop: a group of journal rows committed (those ``kept``), or all failed."""
+    if kept is None:
+        for fut in futs:
+            if not fut.done():
+                fut.set_exception(exc or StoreUnavailable("SQLite: journal write failed"))
+        return
+    for row, fut, ok in zip(rows, futs, kept, strict=True):
+        if fut.done():
+            continue
+        if ok:
+            fut.set_result(None)
+        else:
+            fut.set_exception(AppendRefused(f"room {row[0]}: seq {row[1]} is taken"))
 
 
 _INSERT_CHUNK = 199
