@@ -792,7 +792,7 @@ class Lobby:
         room.check_open()
         seat = room.choose_seat(session.player.id, session.player.name, msg.get("seat"))
         await room.take_seat(seat, session.player.id, session.player.name)
-        return self._enter(session, room, seat, msg)
+        return await self._enter(session, room, seat, msg)
 
     async def watch(self, session: Member, msg: dict[str, Any]) -> dict[str, Any] | None:
         if (remote := await self._remote(session, msg)) is not None:
@@ -804,9 +804,24 @@ class Lobby:
         # Watching a room where you hold a seat is being in your seat: a spectator's view
         # would hide your own tiles and show your seat as away.
         seat = room.seat_of(player) if player is not None else None
-        return self._enter(session, room, seat, msg)
+        return await self._enter(session, room, seat, msg)
 
-    def _enter(
+    async def _enter(
+        self, session: Member, room: Room, seat: int | None, msg: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Make ``session`` a member and give it the room's view at its journal's seq.
+
+        Under the room's lock: an act holds it from the engine's step until its
+        append is confirmed and broadcast, and the engine already holds the move
+        while the append is in flight. A newcomer let in then would be shown a move
+        the journal may never hold (the node killed, the disk full) under the seq
+        before it, and would then get that move again as an update: a forked game.
+        """
+        async with room.lock:
+            room.check_open()  # the append it waited for may have suspended the room
+            return self._enter_now(session, room, seat, msg)
+
+    def _enter_now(
         self, session: Member, room: Room, seat: int | None, msg: dict[str, Any]
     ) -> dict[str, Any]:
         since: int | None = msg.get("seq")
