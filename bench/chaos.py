@@ -1134,7 +1134,26 @@ class ClusterBench(Bench):
         rnd.rooms_lost += sorted(r for r in gone if r in after)  # unfinished, yet unknown
         moved = {room for _, room, _, _ in self.moves[self._moves_mark :]}
         moved |= {r for r in before if r in after and after[r] != before[r]}
-        rnd.moved_wrongly = sorted(moved - set(victims))
+        # A room made for the killed node after it died (its lease not yet run out, the
+        # other node placed it there) is taken back by its maker: the kill's, not a wrong move.
+        made_for_victim = {
+            room
+            for _, room, was, _ in self.moves[self._moves_mark :]
+            if victims and room not in before and was in victims.values()
+        }
+        if made_for_victim:
+            rnd.notes.append(
+                f"{len(made_for_victim)} rooms made for the killed node after the round began"
+                " were taken back by their maker"
+            )
+        rnd.moved_wrongly = sorted(moved - set(victims) - made_for_victim)
+        for at, room, was, now_on in self.moves[self._moves_mark :]:
+            if room in rnd.moved_wrongly:  # what moved it, for whoever reads the report
+                rnd.notes.append(
+                    f"{room} moved {was} -> {now_on} {at - ended:+.1f} s after the fault"
+                    f" ({'owned by ' + before[room] if room in before else 'not yet made'}"
+                    " when the round began)"
+                )
         rnd.owned_twice = sorted(self.owned_twice - self._twice_mark)
         self._moves_mark, self._twice_mark = len(self.moves), set(self.owned_twice)
         return rnd
