@@ -946,11 +946,15 @@ class Lobby:
 
     # -- history and replays ---------------------------------------------------------------
 
-    async def history(self, session: Member, msg: dict[str, Any]) -> dict[str, Any]:
+    async def history(self, session: Member, msg: dict[str, Any]) -> Frame:
         """One page of a player's finished games (yours by default), newest first.
 
         Someone else's history lists only public rooms; yours lists your private
         ones too. ``next`` is the cursor of the following page (null on the last).
+        A page holds at most ``limit`` games and at most ``PAGE_BYTES`` of them, as
+        a ``rooms`` page: a hundred four-seat games whose players took the longest
+        names come to 66 KB, past the frame limit, so such a page ends early and
+        says so by a ``next`` that is not null.
         """
         assert session.player is not None
         asker = session.player
@@ -968,13 +972,27 @@ class Lobby:
         rooms = await self.store.history(
             target.id, game=game, limit=limit + 1, before=before, private=target.id == asker.id
         )
-        page = rooms[:limit]
-        return {
+        entries: list[bytes] = []
+        size = 0
+        more = len(rooms) > limit
+        last: FinishedRoom | None = None
+        for room in rooms[:limit]:
+            data = _packed(_finished(room, target.id))
+            if entries and size + len(data) > PAGE_BYTES:  # long names, many seats
+                more = True
+                break
+            entries.append(data)
+            size += len(data)
+            last = room
+        reply: dict[str, Any] = {
             "t": "history",
             "player": target.name,
-            "rooms": [_finished(room, target.id) for room in page],
-            "next": f"{page[-1].finished_at!r}/{page[-1].id}" if len(rooms) > limit else None,
+            "rooms": pack_array(entries),
+            "next": f"{last.finished_at!r}/{last.id}" if more and last is not None else None,
         }
+        if (re := msg.get("id")) is not None:
+            reply["re"] = re
+        return Frame(encode_with(reply), 1)
 
     async def replay(self, session: Member, msg: dict[str, Any]) -> dict[str, Any]:
         """A finished room just after its entry ``seq``, rebuilt from its journal.
