@@ -71,13 +71,17 @@ PAGE_DEFAULT = 50
 PAGE_SCAN = 1000
 """Rooms a ``rooms`` request looks at, at most: what bounds its cost (about 1 ms)."""
 
-PAGE_BYTES = 48 * 1024
-"""Bytes of room summaries a ``rooms`` page holds at most, whatever its ``limit``.
+PAGE_BYTES = 16 * 1024
+"""Bytes of summaries a ``rooms`` or ``history`` page holds at most, whatever its ``limit``.
 
 A summary grows with its seats' names: 200 four-seat Mathable rooms whose players
 took the longest names (24 letters of four UTF-8 bytes each) come to 130 KiB, twice
-the frame limit. With this bound every reply stays under 49 KiB; a page cut short
-by it says so as a filter's page does, by a ``next`` that is not null."""
+the frame limit. A page cut short by this bound says so as a filter's page does, by
+a ``next`` that is not null. Why 16 KiB and not just under the frame limit: with
+48 KiB pages, three clients walking the list within their budget tripled another
+client's ping p99 on a two-core host (the large writes, not the page building, per
+``tests/perf/HARDENING.md``); with 16 KiB it stayed within 1.5x. A page of 50
+rooms of ordinary names (about 250 bytes each) still comes whole."""
 
 ROOMS_PER_REQUEST = 50
 """Rooms a ``rooms`` reply may hold for the price of one request (``welcome.limits``)."""
@@ -127,7 +131,7 @@ def rooms_cost(rooms: int) -> int:
     :data:`ROOMS_PER_REQUEST`, rounded up, and at least one.
 
     Why: a page of 200 rooms costs the server some 50 times what a ping does
-    (it is 48 KiB to write); counted as one request, three clients polling
+    (it was up to 48 KiB to write); counted as one request, three clients polling
     pages of 200 within their budget held the loop enough to multiply another
     client's ping time by ten (``tests/perf/HARDENING.md``).
     """
