@@ -6,9 +6,11 @@ start with their path; the others with a name:
 ===========================  ===================================================
 ``[path, value]``            set the value at ``path`` (a map key may be new)
 ``[path]``                   remove the map key at ``path``
-``["=", path, {k: v, ...}]`` set each key ``k`` of the map at ``path`` to ``v``
-                             (keys may be new): several changed fields of one
-                             map without their path each time
+``["=", path, [k, v, ...]]`` set each key ``k`` of the map at ``path`` to the
+                             ``v`` after it (keys may be new): several changed
+                             fields of one map without their path each time
+``["=", path, {k: v, ...}]`` the same, each ``k`` taken as it is (for maps
+                             whose keys are not all strings)
 ``["+", path, items]``       append ``items`` to the list at ``path``
 ``["<", path, n]``           cut the list at ``path`` down to its first ``n`` items
 ``["~", path, i, n, items]`` replace ``n`` items of the list at ``path`` from
@@ -17,9 +19,21 @@ start with their path; the others with a name:
 ===========================  ===================================================
 
 A ``path`` is a list of map keys and list indices from the top of the view;
-the empty path is the whole view. Operations apply in order. :func:`diff`
-makes a patch, :func:`apply` applies one; for any two views ``a`` and ``b``
-made of maps, lists, strings, numbers, booleans and nil,
+the empty path is the whole view. Operations apply in order.
+
+**Keys by number.** A key of a map whose keys are all strings may be named by
+its place among them, in sorted order (by code point, as Python sorts
+``str``), counted from 0 before the operation: in a path and in the ``[k, v,
+...]`` of ``"="``, an integer ``k`` on such a map is that place, a string the
+key itself (a new key comes as a string). ``["board", 0, 4]`` on a view whose
+keys sort ``board`` third reads ``[2, 0, 4]``. The names of a view's fields
+were most of a patch's bytes; the receiver holds the same keys as the sender,
+so their order is the same on both sides whatever order the maps came in. A
+map that has a key other than a string (none of the games' views has one)
+takes integer keys as themselves.
+
+:func:`diff` makes a patch, :func:`apply` applies one; for any two views
+``a`` and ``b`` made of maps, lists, strings, numbers, booleans and nil,
 ``apply(a, diff(a, b)) == b``.
 
 An update's *events* can be shortened against the view they led to: an event
@@ -96,7 +110,31 @@ def _floor(x: dict[Any, Any] | list[Any]) -> int:
     return 1 + (2 * len(x) if type(x) is dict else len(x))
 
 
+_PLACES: dict[tuple[Any, ...], dict[str, int]] = {}
+"""The place of each key among a map's keys, by the maps' keys in their own order
+(views of one game have a few shapes): sorting them for every patch costs more."""
+
+
+def _places(keys: tuple[Any, ...]) -> dict[str, int] | None:
+    """Each key of a map's ``keys`` to its place in sorted order, or None when a key is
+    not a str (the map's keys are then sent as they are)."""
+    places = _PLACES.get(keys)
+    if places is None:
+        if any(type(k) is not str for k in keys):
+            return None
+        if len(_PLACES) >= 4096:  # shapes without end (a map keyed by names): start over
+            _PLACES.clear()
+        places = _PLACES[keys] = {k: i for i, k in enumerate(sorted(keys))}
+    return places
+
+
+def _new_last(pair: tuple[Any, Any]) -> bool:
+    return type(pair[0]) is not int
+
+
 def _key_size(key: Any) -> int:
+    if type(key) is int and 0 <= key < 128:
+        return 1  # a positive fixint: a key by its place
     if type(key) is str and len(key) < 32 and key.isascii():
         return len(key) + 1  # a fixstr
     return _size(key)
@@ -127,42 +165,65 @@ def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> int:
         return -1
     if type(a) is dict and type(b) is dict:
         mark = len(out)
-        sets: dict[Any, Any] = {}
+        places = _places(tuple(a))
+        if places is not None and a.keys() != b.keys():
+            # Keys gone: removed first, the last place first, so that each place is
+            # read on the map as the client holds it then; the rest by their places
+            # among the keys kept.
+            kept = tuple(k for k in a if k in b)
+            gone = sorted((places[k] for k in a if k not in b), reverse=True)
+            out.extend([[*path, place]] for place in gone)
+            places = _places(kept)
+        sets: list[Any] = []  # key (or its place), value, key, value...
+        literal: dict[Any, Any] = {}  # new int keys of a map of strings: a "=" of their own
         depth = len(path) + 1
         for key, value in b.items():
             if key not in a:
-                sets[key] = value
+                if places is not None and type(key) is int:
+                    literal[key] = value
+                else:
+                    sets += (key, value)
                 continue
             old = a[key]
             if old is value:
                 continue
+            name = key if places is None else places[key]
             kind = type(old)
             if kind in _CONTAINERS and kind is type(value):
                 if old == value and _pack(old) == _pack(value):
                     continue  # the same (compared in C, not item by item in Python)
                 child = len(out)
-                known = _diff(old, value, [*path, key], out)
+                known = _diff(old, value, [*path, name], out)
                 if len(out) == child:
                     continue
                 op = out[child]
                 whole = type(op[0]) is list and len(op) == 2 and len(op[0]) == depth
                 if whole and len(out) == child + 1:  # the child sent whole: a field of ours
-                    sets[key] = out.pop()[1]
+                    sets += (name, out.pop()[1])
                     continue
                 # or its operations pack larger than the field would in our "="
                 ops = known if known >= 0 else _size(out[child:])
-                keyed = _key_size(key)
+                keyed = _key_size(name)
                 if ops > keyed + _floor(value) and ops >= keyed + _size(value):
                     del out[child:]
-                    sets[key] = value
+                    sets += (name, value)
             elif kind is not type(value) or old != value:
-                sets[key] = value
-        # One op per field costs 2 bytes + the path; "=" costs 5 + the path once.
-        if len(sets) >= 3 or (len(sets) == 2 and path):
-            out.append(["=", path, sets])
-        else:
-            out.extend([[*path, key], value] for key, value in sets.items())
-        out.extend([[*path, key]] for key in a if key not in b)
+                sets += (name, value)
+        # One op per field costs 2 bytes + the path; "=" costs 4 + the path once.
+        if places is None:
+            fields = dict(zip(sets[::2], sets[1::2], strict=True))
+            if len(fields) >= 3 or (len(fields) == 2 and path):
+                out.append(["=", path, fields])
+            else:
+                out.extend([[*path, key], value] for key, value in fields.items())
+            out.extend([[*path, key]] for key in a if key not in b)
+        elif len(sets) >= 6 or (len(sets) == 4 and path):
+            out.append(["=", path, sets])  # places read before any key is added
+        else:  # a new key shifts places: keys by place first
+            pairs = sorted(zip(sets[::2], sets[1::2], strict=True), key=_new_last)
+            out.extend([[*path, key], value] for key, value in pairs)
+        if literal:
+            out.append(["=", path, literal])
         return _whole_if_smaller(b, path, out, mark) if path else -1
     if type(a) is list and type(b) is list:
         mark = len(out)
@@ -264,19 +325,27 @@ def _apply_one(view: Any, op: Sequence[Any]) -> Any:
         return copy.deepcopy(op[1])
     parent = view
     for key in path[:-1] if kind in ("set", "-") else path:
-        parent = parent[key]
+        parent = parent[_key(parent, key) if type(parent) is dict else key]
     if kind == "set":
-        if type(parent) is list and not 0 <= path[-1] < len(parent):
-            raise IndexError(path[-1])
-        parent[path[-1]] = copy.deepcopy(op[1])
+        last = path[-1]
+        if type(parent) is list and not 0 <= last < len(parent):
+            raise IndexError(last)
+        parent[_key(parent, last) if type(parent) is dict else last] = copy.deepcopy(op[1])
     elif kind == "-":
         if type(parent) is not dict:
             raise TypeError("only a map key can be removed")
-        del parent[path[-1]]
+        del parent[_key(parent, path[-1])]
     elif kind == "=":
         fields = op[2]
-        if type(parent) is not dict or type(fields) is not dict or len(op) != 3:
-            raise TypeError("'=' sets keys of a map, from a map")
+        if type(parent) is not dict or len(op) != 3:
+            raise TypeError("'=' sets keys of a map")
+        if type(fields) is list:
+            if len(fields) % 2:
+                raise ValueError("'=' takes a key and a value, and so on")
+            keys = [_key(parent, k) for k in fields[::2]]  # places before any is set
+            fields = dict(zip(keys, fields[1::2], strict=True))
+        elif type(fields) is not dict:
+            raise TypeError("'=' sets keys of a map, from a map or a list")
         parent.update(copy.deepcopy(fields))
     elif kind == "+":
         if type(parent) is not list:
@@ -296,6 +365,16 @@ def _apply_one(view: Any, op: Sequence[Any]) -> Any:
     else:
         raise ValueError(f"unknown operation {kind!r}")
     return view
+
+
+def _key(parent: dict[Any, Any], key: Any) -> Any:
+    """The key of ``parent`` that ``key`` names: its place in sorted order when ``key``
+    is an int and the map's keys are all strings, else ``key`` itself."""
+    if type(key) is not int or not all(type(k) is str for k in parent):
+        return key
+    if not 0 <= key < len(parent):
+        raise KeyError(f"no key at place {key} of a map of {len(parent)}")
+    return sorted(parent)[key]
 
 
 # -- events ------------------------------------------------------------------------
