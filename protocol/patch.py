@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from operator import ne
 from typing import Any
 
 import msgpack
@@ -227,8 +228,17 @@ def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> int:
         return _whole_if_smaller(b, path, out, mark) if path else -1
     if type(a) is list and type(b) is list:
         mark = len(out)
-        if len(a) == len(b):  # a board, a rack: what changed, item by item
-            for i in range(len(b)):
+        n = len(b)
+        if len(a) == n:  # a board, a rack: what changed, item by item
+            if path and (
+                (n <= 2 and all(type(x) in _SHORT for x in b)) or sum(map(ne, a, b)) > n // 2
+            ):
+                # A pair of numbers (a stone), or a list whose items mostly changed (the
+                # legal squares of a new stone): whole, without an operation per item.
+                if not _equal(a, b):
+                    out.append([path, b])
+                return -1
+            for i in range(n):
                 x, y = a[i], b[i]
                 if x is y:
                     continue
@@ -240,11 +250,6 @@ def _diff(a: Any, b: Any, path: list[Any], out: Patch) -> int:
                         _diff(x, y, [*path, i], out)
                 elif x != y:
                     out.append([[*path, i], y])
-            short = len(b) <= 2 and all(type(x) in _SHORT for x in b)
-            if path and short and len(out) > mark:  # a pair of numbers: whole, always
-                del out[mark:]
-                out.append([path, b])
-                return -1
         else:
             _resized(a, b, path, out)
         return _whole_if_smaller(b, path, out, mark) if path else -1
