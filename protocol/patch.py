@@ -38,7 +38,9 @@ takes integer keys as themselves.
 
 An update's *events* can be shortened against the view they led to: an event
 that a game's template rebuilds exactly from the new view travels as its name
-alone (:func:`shorten_events`, :func:`expand_events`).
+alone; one whose other fields the template leaves to it, as its name and their
+values, ``[name, value, ...]``, without their names (:func:`shorten_events`,
+:func:`expand_events`).
 
 Pure functions, no I/O: the server and every client share them.
 """
@@ -64,9 +66,10 @@ __all__ = [
 
 Patch = list[list[Any]]
 
-Templates = Mapping[str, Mapping[str, Sequence[Any]]]
+Templates = Mapping[str, Mapping[str, Sequence[Any] | None]]
 """Event templates by event name: each field of the event and the path in the
-view it is read from, in the event's own field order."""
+view it is read from, in the event's own field order; a path None: the field's
+value travels with the event, in this order (its name is not sent)."""
 
 _CONTAINERS = (dict, list)
 _SHORT = (int, bool, type(None))
@@ -385,69 +388,102 @@ def _key(parent: dict[Any, Any], key: Any) -> Any:
 # -- events ------------------------------------------------------------------------
 
 
-def _derive(name: str, template: Mapping[str, Sequence[Any]], view: Any) -> dict[str, Any]:
+def _derive(
+    name: str, template: Mapping[str, Sequence[Any] | None], view: Any, given: Sequence[Any]
+) -> dict[str, Any]:
     event: dict[str, Any] = {"e": name}
+    values = iter(given)
     for field, path in template.items():
+        if path is None:
+            event[field] = next(values)  # StopIteration: fewer values than the template
+            continue
         value = view
         for key in path:
             value = value[key]
         event[field] = value
+    if next(values, _END) is not _END:
+        raise ValueError(f"more values than {name!r} takes")
     return event
+
+
+_END = object()
 
 
 def shorten_events(
     events: Sequence[dict[str, Any]], view: Any, templates: Templates
-) -> list[dict[str, Any] | str]:
-    """``events`` with each one its template rebuilds exactly from ``view`` (the view
-    they led to) replaced by its name: what :func:`expand_events` undoes."""
-    out: list[dict[str, Any] | str] = []
+) -> list[dict[str, Any] | str | list[Any]]:
+    """``events`` shortened by their templates against ``view`` (the view they led to):
+    one whose every field the view holds becomes its name; one whose other fields
+    (those of path None) are its own becomes ``[name, value, ...]``, those values in
+    the template's order. What :func:`expand_events` undoes."""
+    out: list[dict[str, Any] | str | list[Any]] = []
     for event in events:
         name = event.get("e")
         template = templates.get(name) if type(name) is str else None
-        short = template is not None and len(event) == len(template) + 1
-        if short and _rebuilds(template, event, view):  # type: ignore[arg-type]
+        given = None
+        if template is not None and len(event) == len(template) + 1:
+            given = _given(template, event, view)
+        if given is None:
+            out.append(event)
+        elif given:
+            out.append([name, *given])
+        else:
             out.append(name)  # type: ignore[arg-type]
-            continue
-        out.append(event)
     return out
 
 
-def _rebuilds(template: Mapping[str, Sequence[Any]], event: dict[str, Any], view: Any) -> bool:
-    """Whether every field of ``event`` is in ``view`` where ``template`` says (and
-    ``event`` has no other field than ``e``, its lengths being equal)."""
+def _given(
+    template: Mapping[str, Sequence[Any] | None], event: dict[str, Any], view: Any
+) -> list[Any] | None:
+    """The values of ``event``'s fields that ``template`` leaves to the event (path None),
+    in the template's order, when every other field is in ``view`` where the template
+    says; None when it is not (``event`` has no field the template lacks, its length
+    being the template's plus ``e``)."""
+    given: list[Any] = []
     for field, path in template.items():
         if field not in event:
-            return False
+            return None
+        if path is None:
+            given.append(event[field])
+            continue
         value = view
         try:
             for key in path:
                 value = value[key]
         except (KeyError, IndexError, TypeError):
-            return False
+            return None
         if not _equal(value, event[field]):
-            return False
-    return True
+            return None
+    return given
 
 
 def expand_events(
-    events: Sequence[dict[str, Any] | str], view: Any, templates: Templates
+    events: Sequence[dict[str, Any] | str | list[Any]], view: Any, templates: Templates
 ) -> list[dict[str, Any]]:
-    """The events of a compact update in full: each name rebuilt by its template from
-    ``view``, the view after the update, as new copies.
+    """The events of a compact update in full, as new copies: each name, or ``[name,
+    value, ...]``, rebuilt by its template from those values and ``view``, the view
+    after the update.
 
     Raises:
-        PatchError: a name without a template, or a template the view cannot fill.
+        PatchError: a name without a template, or a template the view or the values
+            cannot fill.
     """
     out: list[dict[str, Any]] = []
     for event in events:
-        if type(event) is not str:
+        name: Any
+        given: Sequence[Any]
+        if isinstance(event, str):
+            name, given = event, ()
+        elif isinstance(event, list) and event and isinstance(event[0], str):
+            name, given = event[0], event[1:]
+        else:
             out.append(event)  # type: ignore[arg-type]
             continue
-        template = templates.get(event)
+        template = templates.get(name)
         if template is None:
-            raise PatchError(f"event {event!r} sent by name, and no template for it")
+            raise PatchError(f"event {name!r} sent short, and no template for it")
         try:
-            out.append(copy.deepcopy(_derive(event, template, view)))
-        except (KeyError, IndexError, TypeError) as exc:
-            raise PatchError(f"the view cannot fill event {event!r}: {exc}") from None
+            out.append(copy.deepcopy(_derive(name, template, view, given)))
+        except (KeyError, IndexError, TypeError, ValueError, StopIteration) as exc:
+            raise PatchError(f"the view and values cannot fill event {event!r}: {exc}") from None
     return out

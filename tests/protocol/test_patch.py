@@ -178,6 +178,29 @@ def test_events_the_view_says_all_of_go_by_name_and_come_back_whole():
     assert shorten_events(events[:1], {"scores": [12]}, TEMPLATES) == events[:1]
 
 
+def test_events_whose_values_travel_go_as_a_list_and_come_back_whole():
+    templates = {
+        "ended": {"seat": None, "placed": None, "turn": ["turn"]},
+        "turn": {"seat": ["to_move"]},
+    }
+    view = {"turn": 4, "to_move": 1}
+    events = [
+        {"e": "ended", "seat": 0, "placed": [1, 2], "turn": 4},
+        {"e": "ended", "seat": 0, "placed": 2, "turn": 5},  # not the view's turn: whole
+        {"e": "ended", "seat": 0, "turn": 4},  # a field missing: whole
+        {"e": "turn", "seat": 1},
+    ]
+    short = shorten_events(events, view, templates)
+    assert short == [["ended", 0, [1, 2]], *events[1:3], "turn"]
+    assert expand_events(short, view, templates) == events
+    again = expand_events(short, view, templates)
+    again[0]["placed"].append(3)
+    assert short[0][2] == [1, 2], "the client's own copy"
+    for odd in (["ended", 0], ["ended", 0, 1, 2], ["turn", 1], ["nothing", 1]):
+        with pytest.raises(PatchError):
+            expand_events([odd], view, templates)
+
+
 @pytest.mark.parametrize(
     ("events", "view"),
     [(["turn"], {"to_move": 0}), (["placed"], {"scores": [1]}), (["drew"], {"current": 0})],
