@@ -350,7 +350,8 @@ def _apply_one(view: Any, op: Sequence[Any]) -> Any:
         if type(fields) is list:
             if len(fields) % 2:
                 raise ValueError("'=' takes a key and a value, and so on")
-            keys = [_key(parent, k) for k in fields[::2]]  # places before any is set
+            order = _order(parent)  # places read before any key is set
+            keys = fields[::2] if order is None else [_key(parent, k, order) for k in fields[::2]]
             fields = dict(zip(keys, fields[1::2], strict=True))
         elif type(fields) is not dict:
             raise TypeError("'=' sets keys of a map, from a map or a list")
@@ -375,14 +376,37 @@ def _apply_one(view: Any, op: Sequence[Any]) -> Any:
     return view
 
 
-def _key(parent: dict[Any, Any], key: Any) -> Any:
+def _key(parent: dict[Any, Any], key: Any, order: tuple[str, ...] | None = None) -> Any:
     """The key of ``parent`` that ``key`` names: its place in sorted order when ``key``
-    is an int and the map's keys are all strings, else ``key`` itself."""
-    if type(key) is not int or not all(type(k) is str for k in parent):
+    is an int and the map's keys are all strings, else ``key`` itself (``order``:
+    :func:`_order` of ``parent``, when known)."""
+    if type(key) is not int:
         return key
-    if not 0 <= key < len(parent):
-        raise KeyError(f"no key at place {key} of a map of {len(parent)}")
-    return sorted(parent)[key]
+    if order is None:
+        order = _order(parent)
+        if order is None:
+            return key  # a map with a key other than a str: integers are keys
+    if not 0 <= key < len(order):
+        raise KeyError(f"no key at place {key} of a map of {len(order)}")
+    return order[key]
+
+
+def _order(parent: dict[Any, Any]) -> tuple[str, ...] | None:
+    """``parent``'s keys in sorted order, or None when one is not a str."""
+    keys = tuple(parent)
+    try:
+        return _ORDERS[keys]
+    except KeyError:
+        if len(_ORDERS) >= 4096:  # shapes without end: start over
+            _ORDERS.clear()
+        strings = all(type(k) is str for k in keys)
+        order = _ORDERS[keys] = tuple(sorted(keys)) if strings else None
+        return order
+
+
+_ORDERS: dict[tuple[Any, ...], tuple[str, ...] | None] = {}
+"""A map's keys in sorted order (None: not all strings), by its keys in its own order:
+a client applies several operations to maps of the same few shapes per update."""
 
 
 # -- events ------------------------------------------------------------------------
