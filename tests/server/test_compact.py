@@ -167,7 +167,7 @@ async def test_a_mathable_update_with_a_patch_is_under_a_sixth_of_a_whole_one(tm
 
 async def test_an_ishido_update_with_a_patch_is_at_most_150_bytes(tmp_path):
     """A placement changes a board cell, ``last``, the counters, the stone and its legal
-    squares. Measured here: a median of 126-130 bytes (keys by name: about 50 more)
+    squares. Measured here: a median of 124-130 bytes (keys by name: about 50 more)
     against 517-523 for the whole view."""
     house = await House.open(tmp_path, bot_delay=0)
     try:
