@@ -908,7 +908,7 @@ class Lobby:
         }
         if compact:  # how to read the events that updates send by name
             reply["derived"] = {
-                name: {field: list(path) for field, path in fields.items()}
+                name: {f: None if path is None else list(path) for f, path in fields.items()}
                 for name, fields in room.game.derived_events.items()
             }
         if since is not None:

@@ -1147,11 +1147,18 @@ def view_patch(old: dict[str, Any], new: dict[str, Any]) -> Patch:
     """
     if "now" not in old and "now" not in new:  # a game without a clock: nothing to leave out
         return diff(old, new)
-    out = diff(
-        {k: v for k, v in old.items() if k != "now"}, {k: v for k, v in new.items() if k != "now"}
-    )
+    # The diff runs on the keys the member holds (keys go by their place among them),
+    # with ``now`` as it holds it; ``now`` is then set, or removed, by name.
+    mid = dict(new)
+    if "now" in old:
+        mid["now"] = old["now"]
+    else:
+        mid.pop("now", None)
+    out = diff(old, mid)
     if "now" in new:
         out.append([["now"], new["now"]])
+    elif "now" in old:
+        out.append([["now"]])
     return out
 
 
