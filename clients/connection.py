@@ -153,8 +153,8 @@ class Connection:
         timeout: seconds to wait for a reply.
         bot: say ``bot: true`` in ``hello``: a program plays (the host may give bots
             a larger request budget; ``welcome.limits`` says which applies).
-        compact: ask for compact updates (patches to the view held, a quarter to a
-            half of the bytes): for a client that keeps its rooms in
+        compact: ask for compact updates (patches to the view held, an eighth to a
+            quarter of the bytes): for a client that keeps its rooms in
             :class:`~tilehall.clients.model.RoomModel`, which applies them and asks for the
             whole view again if one does not fit (the bundled clients do). Off by
             default: every update then carries its whole view.
