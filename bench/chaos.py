@@ -109,6 +109,9 @@ GOALS = {
 STALL_S = 5.0
 """A member still behind an update this long (counted from the fault's end at the earliest)
 has stalled: it is asked to join again, and the stall is reported."""
+GIVE_UP_S = 30.0
+"""A member not shown an update this long after the bench began to wait gets reported as
+never caught up (a stall, in the notes), and the bench goes on."""
 UNKNOWN_TRIES = 15
 """``unknown_room`` answers (0.2 s apart) before a room a player is in counts as gone."""
 
@@ -548,8 +551,12 @@ class Table:
         A stall is counted from the end of the fault at the earliest: while the
         broker is down, say, a relayed member cannot be told anything.
         """
-        started = time.monotonic()
+        started = first = time.monotonic()
         while who.seq(room) < seq:
+            if room not in who.rooms or time.monotonic() - first > GIVE_UP_S:
+                # Never caught up: a defect to report, not a reason for the bench to hang.
+                self.ledger.stalls.append(f"{who.name} in {room} never shown seq {seq}")
+                return
             await who.connection()
             if await who.wait_seq(room, seq, 1.0):
                 return
@@ -787,8 +794,8 @@ class Bench:
             data,
             "--port",
             str(port),
-            "--admin-port",
-            "0",
+            "--admin-port",  # a free one: the default, the game port + 1, may be taken
+            str(free_port()),
             "--max-rooms-per-player",
             "0",
             *self.node_args(name),
@@ -1134,7 +1141,26 @@ class ClusterBench(Bench):
         rnd.rooms_lost += sorted(r for r in gone if r in after)  # unfinished, yet unknown
         moved = {room for _, room, _, _ in self.moves[self._moves_mark :]}
         moved |= {r for r in before if r in after and after[r] != before[r]}
-        rnd.moved_wrongly = sorted(moved - set(victims))
+        # A room made for the killed node after it died (its lease not yet run out, the
+        # other node placed it there) is taken back by its maker: the kill's, not a wrong move.
+        made_for_victim = {
+            room
+            for _, room, was, _ in self.moves[self._moves_mark :]
+            if victims and room not in before and was in victims.values()
+        }
+        if made_for_victim:
+            rnd.notes.append(
+                f"{len(made_for_victim)} rooms made for the killed node after the round began"
+                " were taken back by their maker"
+            )
+        rnd.moved_wrongly = sorted(moved - set(victims) - made_for_victim)
+        for at, room, was, now_on in self.moves[self._moves_mark :]:
+            if room in rnd.moved_wrongly:  # what moved it, for whoever reads the report
+                rnd.notes.append(
+                    f"{room} moved {was} -> {now_on} {at - ended:+.1f} s after the fault"
+                    f" ({'owned by ' + before[room] if room in before else 'not yet made'}"
+                    " when the round began)"
+                )
         rnd.owned_twice = sorted(self.owned_twice - self._twice_mark)
         self._moves_mark, self._twice_mark = len(self.moves), set(self.owned_twice)
         return rnd

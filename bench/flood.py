@@ -557,13 +557,16 @@ async def listing_flooder(
     window: int,
     pause: float,
     poll_rate: float,
+    page_limit: int = PAGE_MAX,
 ) -> None:
-    """Ask for pages of 200 for ``seconds``, every filter in turn, following ``next``.
+    """Ask for pages of ``page_limit`` (200) for ``seconds``, every filter in turn, following
+    ``next``.
 
     ``window`` requests are sent before waiting for an answer (1: wait for each,
     so the server paces this connection to its rate and never refuses it).
     ``poll_rate`` > 0: no more than that many requests a second, of its own
-    accord. Cut off, it comes back (``pause`` after a refused handshake). Replies
+    accord (with a small ``page_limit``: as many requests, little to send back). Cut off, it
+    comes back (``pause`` after a refused handshake). Replies
     are unpacked without the schema check: a flooder has no use for it, and its
     CPU would be taken from the server and the bystander on a small machine.
     """
@@ -584,7 +587,7 @@ async def listing_flooder(
                     await asyncio.sleep(due - time.monotonic())
                 for _ in range(window):
                     rid += 1
-                    msg = {"t": "rooms", "limit": PAGE_MAX, **base}
+                    msg = {"t": "rooms", "limit": page_limit, **base}
                     if cursor:
                         msg["cursor"] = cursor
                     await f.ws.send(encode({**msg, "id": rid}))
@@ -621,7 +624,7 @@ async def run_listing(a: argparse.Namespace) -> dict[str, Any]:
         seconds = a.seconds or a.samples * 2 * (PACE + 0.003) + 2
         loaded, counts = await under_flood(
             "listing",
-            (url, a.flooders, seconds, a.window, a.retry_pause, a.poll_rate),
+            (url, a.flooders, seconds, a.window, a.retry_pause, a.poll_rate, a.page_limit),
             player,
             room,
             a.samples,
@@ -644,6 +647,7 @@ async def run_listing(a: argparse.Namespace) -> dict[str, Any]:
                 "flooders": a.flooders,
                 "window": a.window,
                 "poll_rate": a.poll_rate,
+                "page_limit": a.page_limit,
                 "seconds": round(seconds, 1),
                 "requests_sent": counts["sent"],
                 "pages_received": counts.get("replies", 0),
@@ -1102,6 +1106,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=float,
         default=0,
         help="listing: each flooder's own cap on requests a second (0: as the server allows)",
+    )
+    ap.add_argument(
+        "--page-limit",
+        type=int,
+        default=PAGE_MAX,
+        help="listing: the flooders' rooms limit (a small one with --poll-rate: the same "
+        "requests, small replies)",
     )
     ap.add_argument("--junk", type=int, default=500, help="junk: actions in the measured batch")
     ap.add_argument(

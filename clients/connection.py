@@ -72,6 +72,11 @@ class Pacer:
     per second, ``burst`` at most, starting at ``initial_burst``). Sending by it,
     a little under it, no request of this connection is ever delayed or refused
     for its rate, however fast the program above wants to go.
+
+    A ``rooms`` reply counts as one request per ``rooms_per_request`` rooms it
+    holds: the pacer takes what the page's ``limit`` could cost before sending
+    and gives back what the reply did not cost (:meth:`cost_of_rooms`,
+    :meth:`refund`), so it is never behind the server's count.
     """
 
     def __init__(self) -> None:
@@ -80,6 +85,8 @@ class Pacer:
         self.burst = 0.0
         self.tokens = 0.0
         self.stamp = 0.0
+        self.rooms_per_request = 0
+        """Rooms a ``rooms`` reply holds for one request (0: a server that counts each as one)."""
         self._lock = asyncio.Lock()
 
     def configure(self, limits: dict[str, Any]) -> None:
@@ -92,9 +99,25 @@ class Pacer:
         self.burst = float(burst)
         self.tokens = min(float(limits.get("initial_burst", burst)), self.burst) - 1.0
         self.stamp = time.monotonic()
+        self.rooms_per_request = int(limits.get("rooms_per_request") or 0)
 
-    async def wait(self) -> None:
-        """Take a token, waiting for it if there is none."""
+    def cost_of_rooms(self, rooms: int) -> int:
+        """Requests a ``rooms`` reply of ``rooms`` rooms counts as (as the server counts)."""
+        per = self.rooms_per_request
+        return max(1, -(-rooms // per)) if per else 1
+
+    def cost_of(self, msg: dict[str, Any]) -> int:
+        """The most requests ``msg`` may count as: a ``rooms`` page by its ``limit``."""
+        if msg.get("t") != "rooms":
+            return 1
+        return self.cost_of_rooms(int(msg.get("limit") or 0))
+
+    async def wait(self, cost: int = 1) -> None:
+        """Take ``cost`` tokens, waiting for the first if there is none.
+
+        The rest may leave the budget owing (as the server's does for a large
+        page): the next request waits until it is paid back.
+        """
         if not self.rate:
             return
         async with self._lock:
@@ -106,7 +129,12 @@ class Pacer:
                 now = time.monotonic()
                 self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
                 self.stamp = now
-            self.tokens -= 1.0
+            self.tokens -= cost
+
+    def refund(self, tokens: int) -> None:
+        """Give back what a request was charged beyond what its reply cost."""
+        if self.rate and tokens > 0:
+            self.tokens = min(self.burst, self.tokens + tokens)
 
 
 class ConnectionLost(Exception):
@@ -125,8 +153,8 @@ class Connection:
         timeout: seconds to wait for a reply.
         bot: say ``bot: true`` in ``hello``: a program plays (the host may give bots
             a larger request budget; ``welcome.limits`` says which applies).
-        compact: ask for compact updates (patches to the view held, a quarter to a
-            half of the bytes): for a client that keeps its rooms in
+        compact: ask for compact updates (patches to the view held, an eighth to a
+            quarter of the bytes): for a client that keeps its rooms in
             :class:`~tilehall.clients.model.RoomModel`, which applies them and asks for the
             whole view again if one does not fit (the bundled clients do). Off by
             default: every update then carries its whole view.
@@ -321,10 +349,13 @@ class Connection:
     # -- requests ---------------------------------------------------------------------
 
     async def send(self, msg: dict[str, Any]) -> None:
-        """Send without waiting for a reply (after this connection's turn in its budget)."""
+        """Send without waiting for a reply (after this connection's turn in its budget).
+
+        A ``rooms`` request is paid for as the largest page its ``limit`` allows.
+        """
         if self._ws is None:
             raise ConnectionLost("not connected")
-        await self.pacer.wait()
+        await self.pacer.wait(self.pacer.cost_of(msg))
         try:
             await self._ws.send(encode(msg))
         except ConnectionClosed as exc:
@@ -362,6 +393,9 @@ class Connection:
         finally:
             self._waiting.pop(rid, None)
             self._rejoins.discard(rid)
+        if msg.get("t") == "rooms":  # paid for a full page: give back what it did not hold
+            held = len(reply["rooms"]) if reply["t"] == "rooms" else 0
+            self.pacer.refund(self.pacer.cost_of(msg) - self.pacer.cost_of_rooms(held))
         if reply["t"] == "error":
             raise ServerError.from_reply(reply)
         return reply

@@ -211,7 +211,7 @@ class RoomModel:
             try:
                 events = patch.expand_events(msg["events"], view, self.derived)
             except PatchError:  # a name we cannot read: the view is right, the events lost
-                events = [ev for ev in msg["events"] if not isinstance(ev, str)]
+                events = [ev for ev in msg["events"] if isinstance(ev, dict)]
                 self.behind = True
             if seq > self.seq + 1:
                 self.behind = True

@@ -4,7 +4,16 @@ Server and clients import this package; neither builds or reads a frame by
 hand. See ``protocol/PROTOCOL.md`` for the reference.
 """
 
-from tilehall.protocol.codec import DEFAULT_MAX_SIZE, check, decode, encode, unpack
+from tilehall.protocol.codec import (
+    DEFAULT_MAX_SIZE,
+    Packed,
+    check,
+    decode,
+    encode,
+    encode_with,
+    pack_array,
+    unpack,
+)
 from tilehall.protocol.errors import ErrorCode, GameCode, ProtocolError
 from tilehall.protocol.schema import (
     CLIENT_MESSAGES,
@@ -30,10 +39,13 @@ __all__ = [
     "GameCode",
     "Kind",
     "MessageSpec",
+    "Packed",
     "ProtocolError",
     "Status",
     "check",
     "decode",
     "encode",
+    "encode_with",
+    "pack_array",
     "unpack",
 ]

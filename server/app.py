@@ -336,7 +336,9 @@ class Server:
                 retry_after=exc.retry_after,
             )
             return
-        await self.lobby.receive(session, msg)
+        cost = await self.lobby.receive(session, msg)
+        if cost > 1:  # a rooms page of many rooms: the rest of its price, owed if need be
+            session.bucket.charge(cost - 1)
         if msg["t"] == "hello" and msg.get("bot") and session.player is not None:
             session.grant_bot_budget()
 

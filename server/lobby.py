@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgpack
-from tilehall.protocol import VERSION, ErrorCode, ProtocolError, encode
+from tilehall.protocol import VERSION, ErrorCode, ProtocolError, encode, encode_with, pack_array
 from tilehall.protocol.schema import PAGE_MAX
 from tilehall.server.bots import bot_levels, find_bot
 from tilehall.server.clock import Clock, SystemClock, Timer
@@ -71,16 +71,20 @@ PAGE_DEFAULT = 50
 PAGE_SCAN = 1000
 """Rooms a ``rooms`` request looks at, at most: what bounds its cost (about 1 ms)."""
 
-PAGE_BYTES = 48 * 1024
-"""Bytes of room summaries a ``rooms`` page holds at most, whatever its ``limit``.
+PAGE_BYTES = 16 * 1024
+"""Bytes of summaries a ``rooms`` or ``history`` page holds at most, whatever its ``limit``.
 
 A summary grows with its seats' names: 200 four-seat Mathable rooms whose players
 took the longest names (24 letters of four UTF-8 bytes each) come to 130 KiB, twice
-the frame limit. With this bound every reply stays under 49 KiB; a page cut short
-by it says so as a filter's page does, by a ``next`` that is not null."""
+the frame limit. A page cut short by this bound says so as a filter's page does, by
+a ``next`` that is not null. Why 16 KiB and not just under the frame limit: with
+48 KiB pages, three clients walking the list within their budget tripled another
+client's ping p99 on a two-core host (the large writes, not the page building, per
+``tests/perf/HARDENING.md``); with 16 KiB it stayed within 1.5x. A page of 50
+rooms of ordinary names (about 250 bytes each) still comes whole."""
 
-PAGE_STEP = 50
-"""Summaries a ``rooms`` page is sized by at once (one encoding each step, not each room)."""
+ROOMS_PER_REQUEST = 50
+"""Rooms a ``rooms`` reply may hold for the price of one request (``welcome.limits``)."""
 
 STATUSES = tuple(s.value for s in Status)
 
@@ -101,16 +105,37 @@ class _Listed(NamedTuple):
     room: str
     game: str
     status: str
-    summary: Callable[[], dict[str, Any]]
+    packed: Callable[[], bytes]
+    """Its summary, packed as msgpack."""
 
 
 def _by_room(item: _Listed) -> str:
     return item.room
 
 
-def _packed_size(value: Any) -> int:
-    """Bytes of ``value`` in msgpack, as the frame carrying it will hold it."""
-    return len(msgpack.packb(value, use_bin_type=True))
+def _packed(value: Any) -> bytes:
+    """``value`` in msgpack, as the frame carrying it will hold it."""
+    data: bytes = msgpack.packb(value, use_bin_type=True)
+    return data
+
+
+class Frame(NamedTuple):
+    """A reply already encoded (``re`` included), and how many requests it counts as."""
+
+    data: bytes
+    cost: int
+
+
+def rooms_cost(rooms: int) -> int:
+    """Requests a ``rooms`` reply of ``rooms`` rooms counts as: one per
+    :data:`ROOMS_PER_REQUEST`, rounded up, and at least one.
+
+    Why: a page of 200 rooms costs the server some 50 times what a ping does
+    (it was up to 48 KiB to write); counted as one request, three clients polling
+    pages of 200 within their budget held the loop enough to multiply another
+    client's ping time by ten (``tests/perf/HARDENING.md``).
+    """
+    return max(1, -(-rooms // ROOMS_PER_REQUEST))
 
 
 class Lobby:
@@ -309,12 +334,15 @@ class Lobby:
 
     # -- requests -----------------------------------------------------------------------
 
-    async def receive(self, member: Member, msg: dict[str, Any]) -> None:
+    async def receive(self, member: Member, msg: dict[str, Any]) -> int:
         """Answer one decoded, valid request of ``member``: its reply or its refusal.
 
         Either carries ``re`` when the request had an ``id``. A refusal changes
         nothing; an unexpected failure is logged and answered ``internal_error``
         without its detail (the connection and the rooms go on).
+
+        Returns how many requests of the member's budget this one counts as: 1,
+        or more for a ``rooms`` page of many rooms (:func:`rooms_cost`).
         """
         re = msg.get("id")
         try:
@@ -342,10 +370,14 @@ class Lobby:
             log.exception("request from %s failed", member.peer)
             self.refuse(member, ErrorCode.INTERNAL_ERROR, "internal error", re)
         else:
+            if isinstance(reply, Frame):
+                member.send(reply.data)
+                return reply.cost
             if reply is not None:
                 if re is not None:
                     reply["re"] = re
                 member.send_msg(reply)
+        return 1
 
     def refuse(
         self,
@@ -361,8 +393,10 @@ class Lobby:
         err = ProtocolError(code, message, re, retry_after=retry_after).to_message()
         member.send_msg(err)
 
-    async def request(self, member: Member, msg: dict[str, Any]) -> dict[str, Any] | None:
+    async def request(self, member: Member, msg: dict[str, Any]) -> dict[str, Any] | Frame | None:
         """Route one valid request; return the reply (None when updates say it all).
+
+        A reply is a message, or a :class:`Frame` already encoded with its ``re``.
 
         Raises:
             ProtocolError, GameError: the refusal, with its stable code.
@@ -467,11 +501,12 @@ class Lobby:
             "action": limits.max_action,
             "rooms": limits.max_rooms_per_player,
             "page": PAGE_MAX,
+            "rooms_per_request": ROOMS_PER_REQUEST,
         }
 
     # -- lobby --------------------------------------------------------------------------
 
-    def list_rooms(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def list_rooms(self, msg: dict[str, Any]) -> Frame:
         """One page of the public rooms, by id, filtered by game and status.
 
         A page holds at most ``limit`` rooms (default 50, at most 200) and at
@@ -483,6 +518,11 @@ class Lobby:
         a filter that matches few rooms gets a short page (maybe empty) and a
         ``next`` to go on from, so no request costs more than a bounded amount
         however many rooms there are.
+
+        Each room's summary is kept packed (:meth:`Room.packed_summary`) and the
+        reply is joined from those bytes, not packed again: a page of 200 costs
+        tens of microseconds, not milliseconds of the loop other clients wait
+        on. The reply counts as :func:`rooms_cost` requests of the asker's budget.
         """
         game, status = msg.get("game"), msg.get("status")
         if status is not None and status not in STATUSES:
@@ -494,29 +534,29 @@ class Lobby:
         after: str = msg.get("cursor") or ""
         ids = self._listed if game is None else self._listed_by_game.get(game, [])
         start = bisect.bisect_right(ids, after)
+        if self.bus is None:
+            return self._local_page(ids, start, status, limit, msg.get("id"))
         rooms = self.rooms
         candidates: Iterable[_Listed] = (
             # Status is a StrEnum: it compares equal to its wire string as it is.
-            _Listed(rid, room.game.name, room.status, room.summary)
+            _Listed(rid, room.game.name, room.status, room.packed_summary)
             for rid in itertools.islice(ids, start, None)
             if (room := rooms.get(rid)) is not None
         )
         if self.bus is not None:  # the other nodes' rooms, as their directory entries say
             remote = sorted(
                 (
-                    _Listed(s["room"], s["game"], s["status"], functools.partial(dict, s))
+                    _Listed(s["room"], s["game"], s["status"], functools.partial(_packed, s))
                     for s in self.bus.listed(game)
                     if s["room"] > after
                 ),
                 key=_by_room,
             )
             candidates = heapq.merge(candidates, remote, key=_by_room)
-        page: list[dict[str, Any]] = []
-        seen = ""
+        page: list[bytes] = []
+        seen = last = ""
+        size = 0
         after_page: str | None = None
-        # Bytes of page[:sized], counted PAGE_STEP summaries at a time; page[chunk:sized]
-        # is the last such step, which began at ``before`` bytes.
-        size = sized = chunk = before = 0
         for looked, item in enumerate(candidates):
             if looked == PAGE_SCAN:
                 after_page = seen
@@ -529,27 +569,57 @@ class Lobby:
             ):
                 continue
             if len(page) == limit:
-                after_page = page[-1]["room"]
+                after_page = last
                 break
-            page.append(item.summary())
-            if len(page) - sized == PAGE_STEP:
-                before, chunk, sized = size, sized, len(page)
-                size += _packed_size(page[chunk:])
-                if size > PAGE_BYTES:
-                    break
-        if sized < len(page):
-            before, chunk, sized = size, sized, len(page)
-            size += _packed_size(page[chunk:])
-        if size > PAGE_BYTES:  # long names: the page ends within its last step
-            for n in range(chunk, len(page)):
-                before += _packed_size(page[n])
-                if before > PAGE_BYTES and n:
-                    del page[n:]
-                    break
-            # More may follow even when no room went (the steps counted a few bytes of
-            # list headers more than the rooms): the walk goes on from here.
-            after_page = page[-1]["room"]
-        return {"t": "rooms", "rooms": page, "next": after_page}
+            data = item.packed()
+            if page and size + len(data) > PAGE_BYTES:  # long names: fewer to a page
+                after_page = last
+                break
+            page.append(data)
+            size += len(data)
+            last = item.room
+        reply: dict[str, Any] = {"t": "rooms", "rooms": pack_array(page), "next": after_page}
+        if (re := msg.get("id")) is not None:
+            reply["re"] = re
+        return Frame(encode_with(reply), rooms_cost(len(page)))
+
+    def _local_page(
+        self, ids: list[str], start: int, status: str | None, limit: int, re: int | None
+    ) -> Frame:
+        """:meth:`list_rooms` without a cluster: the same page, walked straight on the index.
+
+        ``ids`` holds only the game asked for, if any. No record is made per room
+        looked at: a room that does not match costs a lookup and a comparison,
+        so a filter that matches nothing costs about 0.1 ms for its 1,000 rooms.
+        """
+        rooms = self.rooms
+        page: list[bytes] = []
+        size = 0
+        last = ""
+        after_page: str | None = None
+        end = min(len(ids), start + PAGE_SCAN)
+        for i in range(start, end):
+            room = rooms.get(ids[i])
+            # Status is a StrEnum: it compares equal to its wire string as it is.
+            if room is None or (status is not None and room.status != status):
+                continue
+            if len(page) == limit:
+                after_page = last
+                break
+            data = room.packed_summary()
+            if page and size + len(data) > PAGE_BYTES:  # long names: fewer to a page
+                after_page = last
+                break
+            page.append(data)
+            size += len(data)
+            last = ids[i]
+        else:
+            if end < len(ids):  # looked at PAGE_SCAN rooms: the next page goes on from here
+                after_page = ids[end - 1]
+        reply: dict[str, Any] = {"t": "rooms", "rooms": pack_array(page), "next": after_page}
+        if re is not None:
+            reply["re"] = re
+        return Frame(encode_with(reply), rooms_cost(len(page)))
 
     def _game(self, name: str) -> type[Game]:
         try:
@@ -792,7 +862,7 @@ class Lobby:
         room.check_open()
         seat = room.choose_seat(session.player.id, session.player.name, msg.get("seat"))
         await room.take_seat(seat, session.player.id, session.player.name)
-        return self._enter(session, room, seat, msg)
+        return await self._enter(session, room, seat, msg)
 
     async def watch(self, session: Member, msg: dict[str, Any]) -> dict[str, Any] | None:
         if (remote := await self._remote(session, msg)) is not None:
@@ -804,9 +874,24 @@ class Lobby:
         # Watching a room where you hold a seat is being in your seat: a spectator's view
         # would hide your own tiles and show your seat as away.
         seat = room.seat_of(player) if player is not None else None
-        return self._enter(session, room, seat, msg)
+        return await self._enter(session, room, seat, msg)
 
-    def _enter(
+    async def _enter(
+        self, session: Member, room: Room, seat: int | None, msg: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Make ``session`` a member and give it the room's view at its journal's seq.
+
+        Under the room's lock: an act holds it from the engine's step until its
+        append is confirmed and broadcast, and the engine already holds the move
+        while the append is in flight. A newcomer let in then would be shown a move
+        the journal may never hold (the node killed, the disk full) under the seq
+        before it, and would then get that move again as an update: a forked game.
+        """
+        async with room.lock:
+            room.check_open()  # the append it waited for may have suspended the room
+            return self._enter_now(session, room, seat, msg)
+
+    def _enter_now(
         self, session: Member, room: Room, seat: int | None, msg: dict[str, Any]
     ) -> dict[str, Any]:
         since: int | None = msg.get("seq")
@@ -823,7 +908,7 @@ class Lobby:
         }
         if compact:  # how to read the events that updates send by name
             reply["derived"] = {
-                name: {field: list(path) for field, path in fields.items()}
+                name: {f: None if path is None else list(path) for f, path in fields.items()}
                 for name, fields in room.game.derived_events.items()
             }
         if since is not None:
@@ -920,11 +1005,15 @@ class Lobby:
 
     # -- history and replays ---------------------------------------------------------------
 
-    async def history(self, session: Member, msg: dict[str, Any]) -> dict[str, Any]:
+    async def history(self, session: Member, msg: dict[str, Any]) -> Frame:
         """One page of a player's finished games (yours by default), newest first.
 
         Someone else's history lists only public rooms; yours lists your private
         ones too. ``next`` is the cursor of the following page (null on the last).
+        A page holds at most ``limit`` games and at most ``PAGE_BYTES`` of them, as
+        a ``rooms`` page: a hundred four-seat games whose players took the longest
+        names come to 66 KB, past the frame limit, so such a page ends early and
+        says so by a ``next`` that is not null.
         """
         assert session.player is not None
         asker = session.player
@@ -942,13 +1031,27 @@ class Lobby:
         rooms = await self.store.history(
             target.id, game=game, limit=limit + 1, before=before, private=target.id == asker.id
         )
-        page = rooms[:limit]
-        return {
+        entries: list[bytes] = []
+        size = 0
+        more = len(rooms) > limit
+        last: FinishedRoom | None = None
+        for room in rooms[:limit]:
+            data = _packed(_finished(room, target.id))
+            if entries and size + len(data) > PAGE_BYTES:  # long names, many seats
+                more = True
+                break
+            entries.append(data)
+            size += len(data)
+            last = room
+        reply: dict[str, Any] = {
             "t": "history",
             "player": target.name,
-            "rooms": [_finished(room, target.id) for room in page],
-            "next": f"{page[-1].finished_at!r}/{page[-1].id}" if len(rooms) > limit else None,
+            "rooms": pack_array(entries),
+            "next": f"{last.finished_at!r}/{last.id}" if more and last is not None else None,
         }
+        if (re := msg.get("id")) is not None:
+            reply["re"] = re
+        return Frame(encode_with(reply), 1)
 
     async def replay(self, session: Member, msg: dict[str, Any]) -> dict[str, Any]:
         """A finished room just after its entry ``seq``, rebuilt from its journal.

@@ -60,6 +60,16 @@ class TokenBucket:
             return True
         return False
 
+    def charge(self, tokens: float, now: float | None = None) -> None:
+        """Spend ``tokens`` more for a request that cost more than one, even below zero.
+
+        Why below zero: the price is known only once the reply is made (a
+        ``rooms`` page's size), and the debt then delays the next request as
+        the pacing delays any request over budget.
+        """
+        self._refill(now)
+        self.tokens -= tokens
+
     def delay(self, now: float | None = None) -> float:
         """Seconds until a token is there (0: there is one now)."""
         self._refill(now)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tilehall.protocol import SERVER_MESSAGES, ProtocolError, check, decode, encode
+from tilehall.protocol import SERVER_MESSAGES, ProtocolError, check, decode, encode, unpack
 from tilehall.server.config import Config, Limits
 from tilehall.server.lobby import Lobby
 from tilehall.server.store import open_store
@@ -170,6 +170,7 @@ class House:
         return cls(Lobby(config, store, clock=clock), store, clock)
 
     async def close(self) -> None:
+        self.check_summaries()
         for room in list(self.lobby.rooms.values()):
             room.close()
         await self.store.close()
@@ -188,7 +189,20 @@ class House:
             self.lobby.refuse(member, exc.code, exc.message, rid)
         else:
             await self.lobby.receive(member, request)
-        return await member.wait_for(lambda f: f.get("re") == rid, after=start)
+        answer = await member.wait_for(lambda f: f.get("re") == rid, after=start)
+        if len(self.lobby.rooms) <= 50:
+            self.check_summaries()
+        return answer
+
+    def check_summaries(self) -> None:
+        """Every room's kept packed summary is its summary now (``rooms`` pages send it).
+
+        Run at every house's close and after each request while there are few
+        rooms (which also keeps them packed), so each test that plays, pauses,
+        suspends or leaves a room checks that nothing it did left a stale summary.
+        """
+        for room in self.lobby.rooms.values():
+            assert unpack(room.packed_summary()) == room.summary(), room.id
 
     async def send(self, member: MemoryMember, msg: dict[str, Any]) -> None:
         """Send one request without an id (nothing will carry ``re``)."""

@@ -477,6 +477,10 @@ class Cluster:
             candidates = [r for r in self.leases.live() if r.name != self.node]
         else:
             candidates = self.leases.live()
+        # A node whose Will came (killed: the broker saw its socket close) keeps its lease
+        # for up to a lease more; a room placed there would keep its maker waiting out
+        # PLACE_TIMEOUT before being taken back. Only a hint, but one that costs nothing.
+        candidates = [r for r in candidates if r.name == self.node or self.reachable(r.name)]
         if not candidates or not self.bus.connected.is_set():
             return self.node
         load = {r.name: self._load(r) for r in candidates}

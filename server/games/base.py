@@ -190,11 +190,13 @@ class Game(ABC):
     """The handler table: every action by its ``do``, with its schema and handler."""
     pausable: ClassVar[bool] = False
     """Its clock can stop (:meth:`pause`): the time paused does not count."""
-    derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...]]]] = {}
-    """Events the view says all of: for each event name, each field and the path of the
-    view (after the event) that holds it. A compact update sends such an event as its
-    name alone when the template rebuilds it exactly (``joined.derived`` tells the
-    client the templates; :func:`tilehall.protocol.patch.shorten_events`)."""
+    derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...] | None]]] = {}
+    """Event templates: for each event name, each field and the path of the view (after
+    the event) that holds it, or None for a field whose value the event carries. A
+    compact update sends such an event as its name alone, or as its name and the values
+    of its None fields (``[name, value, ...]``, without the field names), when the
+    template rebuilds it exactly (``joined.derived`` tells the client the templates;
+    :func:`tilehall.protocol.patch.shorten_events`)."""
     hidden_when_paused: ClassVar[tuple[str, ...]] = ()
     """View fields shown as null while paused, so that a pause cannot be used to study
     the position (as KShisen hides its board)."""

@@ -391,7 +391,7 @@ class Ishido(SoloGame):
     title: ClassVar[str] = "Ishido"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
     rebuilt_fields: ClassVar[tuple[str, ...]] = ("_shown", "_around", "_masks")
-    derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...]]]] = {
+    derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...] | None]]] = {
         # a placement is the view's `last` and score; a draw its `current` and `pouch`
         "placed": {
             "at": ("last", "at"),

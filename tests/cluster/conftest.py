@@ -65,8 +65,8 @@ class Cluster:
                 str(port),
                 "--public-url",
                 f"ws://127.0.0.1:{port}",
-                "--admin-port",
-                "0",  # not port + 1: that may be another node's
+                "--admin-port",  # a free one, not the default port + 1: that may be taken
+                str(free_port()),
                 "--db",
                 self.pg_url,
                 "--mqtt",

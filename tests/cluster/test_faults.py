@@ -290,3 +290,27 @@ async def test_new_rooms_go_to_the_lighter_node_and_are_known_at_once(cluster, p
 async def _nodes_seen(node, count: int) -> bool:
     done = await asyncio.to_thread(admin, node, "nodes")
     return done.returncode == 0 and done.stdout.count(" up ") == count
+
+
+async def test_no_room_is_placed_on_a_node_whose_will_came(cluster, pg_url):
+    """kill -9 closes a node's socket, so the broker sends its Will at once, while its lease
+    runs on: a room placed there by its lease alone would keep its maker waiting for an
+    answer that cannot come, then be taken back (bench/chaos.py saw both)."""
+    extra = ("--max-rooms-per-player", "0", "--lease", "30")  # the dead lease outlives the test
+    (u1,) = await cluster.start("n1", extra=extra)
+    for i in range(5):  # n1 is the heavier node: the lighter one would get the next rooms
+        await ishido_on(u1, f"Old{i}")
+    await cluster.start("n2", extra=extra)
+    await until(lambda: _nodes_seen(cluster.nodes["n1"], 2))
+    cluster.nodes["n2"].kill()
+    n1 = cluster.nodes["n1"]
+
+    async def told() -> bool:
+        return any("n2 is offline on the bus" in line for line in n1.log)
+
+    await until(told)
+    creator = await Peer.open(u1, "Cy")
+    made = [(await creator.call({"t": "create", "game": "ishido"}))["room"] for _ in range(4)]
+    hosts = await owners(pg_url)
+    assert [hosts[r] for r in made] == ["n1"] * 4
+    assert not [line for line in n1.log if "not taken by" in line], "placed on the dead node"

@@ -11,10 +11,13 @@ from tilehall.protocol import (
     MAX_DEPTH,
     SERVER_MESSAGES,
     ErrorCode,
+    Packed,
     ProtocolError,
     check,
     decode,
     encode,
+    encode_with,
+    pack_array,
 )
 
 ROUND_TRIPS = [
@@ -175,3 +178,24 @@ def test_type_confused_messages_get_a_protocol_error_or_pass_validation(t, field
         for f in spec.fields:
             if f.required:
                 assert f.name in msg
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(values, max_size=70_000 // 1000 + 20),
+    st.dictionaries(st.text(max_size=8), values, max_size=20),
+    st.integers(min_value=0, max_value=70_000),
+)
+def test_a_message_joined_from_packed_parts_is_byte_for_byte_the_encoded_one(items, head, pad):
+    """What a ``rooms`` page is made by: the same bytes as packing the whole at once."""
+    items = items + [pad] * (pad % 3) * 7  # past 15 items: the two-byte array header
+    msg = {**head, "rooms": items}
+    joined = {**head, "rooms": pack_array([msgpack.packb(v) for v in items])}
+    assert encode_with(joined) == encode(msg)
+    assert encode_with(msg) == encode(msg)  # no Packed value: as encode
+    assert encode_with({"b": b"\x01", "p": Packed(b"\xc0")}) == encode({"b": b"\x01", "p": None})
+
+
+@pytest.mark.parametrize("n", [0, 15, 16, 65_535, 65_536])
+def test_array_headers_are_msgpacks_own(n):
+    assert pack_array([b"\xc0"] * n).data == msgpack.packb([None] * n)

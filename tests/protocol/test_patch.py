@@ -18,7 +18,10 @@ scalars = st.one_of(
 views = st.recursive(
     scalars,
     lambda inner: st.one_of(
-        st.lists(inner, max_size=6), st.dictionaries(st.text(max_size=4), inner, max_size=6)
+        st.lists(inner, max_size=6),
+        st.dictionaries(st.text(max_size=4), inner, max_size=6),
+        # a map with keys other than strings takes integer keys as themselves
+        st.dictionaries(st.one_of(st.text(max_size=2), st.integers(0, 5)), inner, max_size=4),
     ),
     max_leaves=40,
 )
@@ -59,57 +62,86 @@ def test_one_cell_of_a_board_is_one_operation(board, data):
     r, c = data.draw(st.integers(0, 7)), data.draw(st.integers(0, 7))
     after = [row[:] for row in board]
     after[r][c] = 10
-    assert diff({"board": board}, {"board": after}) == [[["board", r, c], 10]]
+    assert diff({"board": board}, {"board": after}) == [[[0, r, c], 10]]
 
 
 def test_the_six_operations():
     old = {"a": 1, "b": list(range(10)), "c": {"d": True, "x": 0}, "gone": 0}
     new = {"a": 1, "b": [*range(10), 4, 5], "c": {"d": 1, "x": 0}, "e": None}
+    # keys by their place in sorted order: "gone" is 3rd of a b c gone, then of a b c,
+    # "b" is 1, "c" 2 and its "d" 0; the new key "e" by name
     assert diff(old, new) == [
-        ["+", ["b"], [4, 5]],
-        [["c", "d"], 1],
+        [[3]],
+        ["+", [1], [4, 5]],
+        [[2, 0], 1],
         [["e"], None],
-        [["gone"]],
     ]
     assert diff([1, 2, 3], [1]) == [["<", [], 1]]
-    assert diff({"a": [1, 2]}, {"a": []}) == [[["a"], []]], "emptied: set, shorter than a cut"
+    assert diff({"a": [1, 2]}, {"a": []}) == [[[0], []]], "emptied: set, shorter than a cut"
     assert diff({"x": 1}, [1]) == [[[], [1]]]
     # a tile taken from a sorted list: one splice, however long the list
     unseen = list(range(0, 200, 2))
     taken = unseen[:40] + unseen[41:]
-    assert diff({"u": unseen}, {"u": taken}) == [["~", ["u"], 40, 1, []]]
+    assert diff({"u": unseen}, {"u": taken}) == [["~", [0], 40, 1, []]]
     assert diff(taken, unseen) == [["~", [], 40, 0, [80]]]
     assert diff([1, 2, 3, 4], [1, 9, 9, 9, 4]) == [["~", [], 1, 2, [9, 9, 9]]]
     # a changed type inside a list is sent, though 1 == True
     assert diff([[1, 2], 0], [[True, 2]]) == [[[], [[True, 2]]]]
     # several fields of one map: one "=" (at the top from three, below from two)
-    assert diff({"a": 1, "b": 2, "c": 3}, {"a": 5, "b": 6, "c": 7}) == [
-        ["=", [], {"a": 5, "b": 6, "c": 7}]
+    assert diff({"c": 1, "b": 2, "a": 3}, {"c": 5, "b": 6, "a": 7}) == [
+        ["=", [], [2, 5, 1, 6, 0, 7]]
     ]
-    assert diff({"a": 1, "b": 2}, {"a": 5, "b": 6}) == [[["a"], 5], [["b"], 6]]
+    assert diff({"a": 1, "b": 2}, {"a": 5, "b": 6}) == [[[0], 5], [[1], 6]]
     kept = {"c": "three", "d": "four", "e": "five"}
     assert diff({"m": {"a": 1, "b": 2, **kept}}, {"m": {"a": 5, "b": 6, **kept}}) == [
-        ["=", ["m"], {"a": 5, "b": 6}]
+        ["=", [0], [0, 5, 1, 6]]
+    ]
+    # a map with an int key takes keys as they are, in a "=" of a map
+    assert diff({1: 0, "a": 1, "b": 2}, {1: 3, "a": 5, "b": 6}) == [
+        ["=", [], {1: 3, "a": 5, "b": 6}]
     ]
 
 
 def test_a_container_goes_whole_when_that_is_smaller():
     # a stone whose colour and symbol both changed: the pair, not two sets
-    assert diff({"s": [1, 2], "n": 0}, {"s": [3, 4], "n": 0}) == [[["s"], [3, 4]]]
+    assert diff({"s": [1, 2], "n": 0}, {"s": [3, 4], "n": 0}) == [[[1], [3, 4]]]
     # a list with nothing kept: the list itself, not a splice of all of it
-    assert diff({"l": [[0, 1], [2, 3]]}, {"l": [[4, 5]]}) == [[["l"], [[4, 5]]]]
+    assert diff({"l": [[0, 1], [2, 3]]}, {"l": [[4, 5]]}) == [[[0], [[4, 5]]]]
     # a one-item list that changed joins its map's other fields
     assert diff({"s": [1], "a": 1, "b": 2}, {"s": [7], "a": 3, "b": 4}) == [
-        ["=", [], {"s": [7], "a": 3, "b": 4}]
+        ["=", [], [2, [7], 0, 3, 1, 4]]
     ]
     # one cell of a big board stays one set
     board = [[0] * 12 for _ in range(8)]
     after = [row[:] for row in board]
     after[3][4] = 9
     assert diff({"board": board, "n": 1}, {"board": after, "n": 2}) == [
-        [["board", 3, 4], 9],
-        [["n"], 2],
+        [[0, 3, 4], 9],
+        [[1], 2],
     ]
+
+
+def test_keys_by_place_are_read_on_the_map_as_it_is_then():
+    """A place counts among the keys the client holds when it applies that operation:
+    keys gone are removed first, the last place first; new keys come by name, after."""
+    old = {"b": 1, "d": 2, "f": 3, "h": {"x": 1, "y": 2}}
+    new = {"a": 0, "d": 5, "h": {"x": 2, "y": 2}}
+    patch = diff(old, new)  # f, b gone; then d is 0 and h 1 of d h; a new
+    assert patch == [[[2]], [[0]], [[1, 0], 2], [[0], 5], [["a"], 0]]
+    assert apply(old, patch) == new
+    # in one "=", every place is read before any key is set
+    new["e"] = 4
+    assert diff(old, new)[-1] == ["=", [], ["a", 0, 0, 5, "e", 4]]
+    assert apply(old, diff(old, new)) == new
+    # a place is the same whatever order the client's map holds its keys in
+    assert apply({"y": 0, "x": 0}, [[[1], 7], ["=", [], [0, 1, "z", 2]]]) == {
+        "x": 1,
+        "y": 7,
+        "z": 2,
+    }
+    # a new int key on a map of strings: by itself, in a map; integers are then keys
+    assert diff({"a": 1}, {"a": 2, 5: 0}) == [[[0], 2], ["=", [], {5: 0}]]
+    assert apply({"a": 1, 5: 0}, [[[5], 1]]) == {"a": 1, 5: 1}
 
 
 @given(views, views)
@@ -146,6 +178,29 @@ def test_events_the_view_says_all_of_go_by_name_and_come_back_whole():
     assert shorten_events(events[:1], {"scores": [12]}, TEMPLATES) == events[:1]
 
 
+def test_events_whose_values_travel_go_as_a_list_and_come_back_whole():
+    templates = {
+        "ended": {"seat": None, "placed": None, "turn": ["turn"]},
+        "turn": {"seat": ["to_move"]},
+    }
+    view = {"turn": 4, "to_move": 1}
+    events = [
+        {"e": "ended", "seat": 0, "placed": [1, 2], "turn": 4},
+        {"e": "ended", "seat": 0, "placed": 2, "turn": 5},  # not the view's turn: whole
+        {"e": "ended", "seat": 0, "turn": 4},  # a field missing: whole
+        {"e": "turn", "seat": 1},
+    ]
+    short = shorten_events(events, view, templates)
+    assert short == [["ended", 0, [1, 2]], *events[1:3], "turn"]
+    assert expand_events(short, view, templates) == events
+    again = expand_events(short, view, templates)
+    again[0]["placed"].append(3)
+    assert short[0][2] == [1, 2], "the client's own copy"
+    for odd in (["ended", 0], ["ended", 0, 1, 2], ["turn", 1], ["nothing", 1]):
+        with pytest.raises(PatchError):
+            expand_events([odd], view, templates)
+
+
 @pytest.mark.parametrize(
     ("events", "view"),
     [(["turn"], {"to_move": 0}), (["placed"], {"scores": [1]}), (["drew"], {"current": 0})],
@@ -171,6 +226,9 @@ def test_a_name_that_cannot_be_read_is_refused_clearly(events, view):
         ({"a": [1]}, ["=", ["a"], {"b": 1}]),
         ({"a": {}}, ["=", ["a"], [1]]),
         ({"a": {}}, ["=", ["a"], {"b": 1}, 2]),
+        ({"a": {}}, ["=", [0], [0, 1]]),
+        ({"a": {"b": 1}}, [[0, 1], 2]),
+        ({"a": {"b": 1}}, ["=", [0], 7]),
     ],
 )
 def test_a_patch_that_does_not_fit_is_refused_clearly(view, op):

@@ -80,7 +80,7 @@ def test_each_game_page_gives_the_templates_of_its_events_by_name():
         page = Path(__file__).resolve().parents[2] / "protocol" / "games" / f"{game.name}.md"
         blocks = re.findall(r"```json derived\n(.*?)```", page.read_text(), re.S)
         want = {
-            name: {field: list(path) for field, path in fields.items()}
+            name: {field: None if path is None else list(path) for field, path in fields.items()}
             for name, fields in game.derived_events.items()
         }
         assert [json.loads(b) for b in blocks] == ([want] if want else []), game.name

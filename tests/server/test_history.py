@@ -12,14 +12,17 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tilehall.protocol import encode
 from tilehall.server.bots import find_bot
 from tilehall.server.games import find_game
 from tilehall.server.games.replay import START, step
+from tilehall.server.lobby import PAGE_BYTES
 from tilehall.server.replays import Replays
 from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord
 
 from tests.helpers import Raw, ServerProcess
 from tests.memory import House, MemoryMember
+from tests.server.test_rooms_bounds import longest_name
 
 
 async def quit_linksame(house: House, member: MemoryMember) -> tuple[str, dict]:
@@ -70,6 +73,49 @@ async def test_someone_elses_history_hides_their_private_rooms(house):
     refused = await house.call(wes, {"t": "replay", "room": made["room"], "seq": 1})
     assert refused["code"] == "unknown_room", "a private room is not replayed for others"
     assert (await house.call(ada, {"t": "replay", "room": made["room"], "seq": 1}))["seq"] == 1
+
+
+async def test_a_history_page_of_the_longest_names_stays_under_the_frame_limit(tmp_path):
+    """A hundred four-seat Mathable games whose four players took the longest names (24
+    letters of four UTF-8 bytes) come to about 66.5 KB, past the 64 KiB frame limit: a
+    page ends at PAGE_BYTES and its next goes on, until every game was listed once."""
+    house = await House.open(tmp_path, max_rooms_per_player=0)
+    try:
+        names = [longest_name(i) for i in range(4)]
+        players = [await house.player(name) for name in names]
+        create = {"t": "create", "game": "mathable", "seats": names}
+        played = []
+        for _ in range(130):
+            room = (await house.call(players[0], create))["room"]
+            for p in players:
+                assert (await house.call(p, {"t": "join", "room": room}))["t"] == "joined"
+            for p in players:  # every seat votes to quit: the game ends with its result
+                await house.call(p, {"t": "act", "room": room, "action": {"do": "quit"}})
+            await house.lobby.rooms[room].quiet()
+            played.append(room)
+            house.clock.advance(1)
+        whole = await house.call(players[0], {"t": "history", "limit": 100})
+        assert 0 < len(whole["rooms"]) < 100 and whole["next"] is not None
+        assert len(encode(whole)) <= PAGE_BYTES + 200
+        assert all(r["outcome"] in ("won", "lost", "drawn") for r in whole["rooms"])
+        walked, entries, sizes, cursor = [], [], [], None
+        while True:
+            req = {"t": "history", "limit": 100} | ({"cursor": cursor} if cursor else {})
+            page = await house.call(players[2], req | {"player": names[0]})
+            sizes.append(len(encode(page)))
+            walked += [r["room"] for r in page["rooms"]]
+            entries += page["rooms"]
+            cursor = page["next"]
+            if cursor is None:
+                break
+        assert walked == played[::-1], "every game once, newest first"
+        assert max(sizes) <= PAGE_BYTES + 200 and len(sizes) >= 2, sizes
+        uncut = sum(len(encode(e)) for e in entries[:100])
+        assert uncut > 64 * 1024, f"a page of 100 would be {uncut} bytes"
+        # a page that fits is not cut: the default 20 come whole
+        assert len((await house.call(players[1], {"t": "history"}))["rooms"]) == 20
+    finally:
+        await house.close()
 
 
 async def test_a_mathable_game_against_a_bot_replays_with_every_rack_shown(tmp_path):

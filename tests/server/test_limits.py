@@ -295,3 +295,114 @@ async def test_bots_get_the_bot_budget_the_host_sets(tmp_path):
         assert session.bot and session.bucket.rate == 200
     finally:
         await srv.stop()
+
+
+async def fill_rooms(url: str, n: int) -> None:
+    """``n`` public rooms, made by a bot player (the bot budget here is large)."""
+    maker = await Raw.open(url)
+    welcome = await maker.call({"t": "hello", "v": 1, "name": "Maker", "bot": True})
+    assert welcome["t"] == "welcome"
+    for _ in range(n):
+        assert (await maker.call({"t": "create", "game": "ishido"}))["t"] == "created"
+    await maker.close()
+
+
+async def test_a_page_of_rooms_counts_as_one_request_per_fifty_rooms(tmp_path):
+    """A page costs one request of the budget per 50 rooms it holds, rounded up, as
+    welcome.limits says; pacing off, so what is left shows as pongs, the rest refused."""
+    srv, url = await start(
+        tmp_path,
+        rate=5,
+        burst=40,
+        initial_burst=40,
+        pace_backlog=0,
+        max_strikes=1000,
+        max_rooms_per_player=0,
+        bot_rate=10_000,
+        bot_burst=10_000,
+    )
+    try:
+        await fill_rooms(url, 210)
+        a = await Raw.open(url)
+        welcome = await a.call({"t": "hello", "v": 1, "name": "Ada"})  # 39 tokens left
+        assert welcome["limits"]["rooms_per_request"] == 50
+        # pages of 200 asked for, each cut by the byte bound (some 95 Ishido rooms: 2 each)
+        costs, cursor = [], None
+        while True:
+            req = {"t": "rooms", "limit": 200} | ({"cursor": cursor} if cursor else {})
+            page = await a.call(req)
+            assert page["t"] == "rooms", page
+            costs.append(-(-len(page["rooms"]) // 50) or 1)
+            if (cursor := page["next"]) is None:
+                break
+        assert max(costs) >= 2, costs  # pages of more than 50 rooms: more than one request
+        default = await a.call({"t": "rooms"})  # 50 rooms: 1
+        assert len(default["rooms"]) == 50
+        left = 39 - sum(costs) - 1
+        for i in range(60):
+            await a.send({"t": "ping", "id": i})
+        replies = [await a.recv() for _ in range(60)]
+        pongs = sum(r["t"] == "pong" for r in replies)
+        assert left <= pongs <= left + 1, (pongs, costs)  # one more if 0.2 s passed meanwhile
+        assert srv.lobby.metrics.errors["rate_limited"] == 60 - pongs
+    finally:
+        await srv.stop()
+
+
+async def test_a_page_owed_for_paces_the_next_request_of_a_client_that_waits(tmp_path):
+    """Pacing on: a page of many rooms that leaves the budget owing delays the next request."""
+    srv, url = await start(
+        tmp_path,
+        rate=20,
+        burst=4,
+        initial_burst=4,
+        max_strikes=0,
+        max_rooms_per_player=0,
+        bot_rate=10_000,
+        bot_burst=10_000,
+    )
+    try:
+        await fill_rooms(url, 200)
+        a = await Raw.open(url, "Ada")  # 3 tokens left
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        owed = 1  # the ping
+        for _ in range(5):  # each page of more than 50 rooms several requests, at 20 a second
+            rooms = len((await a.call({"t": "rooms", "limit": 200}))["rooms"])
+            assert rooms > 50, rooms
+            owed += -(-rooms // 50)
+        assert (await a.call({"t": "ping"}))["t"] == "pong"
+        assert loop.time() - started >= (owed - 3) / 20 * 0.9
+        assert srv.lobby.metrics.errors["rate_limited"] == 0 and srv.lobby.metrics.paced > 0
+    finally:
+        await srv.stop()
+
+
+async def test_the_client_library_pays_for_pages_and_is_never_refused(tmp_path):
+    from tilehall.clients.connection import Connection
+
+    srv, url = await start(
+        tmp_path,
+        rate=20,
+        burst=5,
+        initial_burst=5,
+        pace_backlog=0,
+        max_rooms_per_player=0,
+        bot_rate=10_000,
+        bot_burst=10_000,
+    )
+    try:
+        await fill_rooms(url, 230)
+        async with Connection(url, name="Ada") as conn:
+            assert conn.limits["rooms_per_request"] == 50
+            # pages of 200 and of what is left, and pings, all at once, as an eager program might
+            asks = [{"t": "rooms", "limit": 200}, {"t": "ping"}, {"t": "rooms", "limit": 100}]
+            asks += [{"t": "rooms", "limit": 200, "cursor": "r"}, {"t": "rooms", "status": "over"}]
+            replies = await asyncio.gather(*(conn.request(m) for m in asks * 4))
+            assert [r["t"] for r in replies] == [m["t"].replace("ping", "pong") for m in asks * 4]
+            sizes = [len(r.get("rooms", ())) for r in replies[:5]]
+            assert sizes[1] == sizes[4] == 0 and min(sizes[0], sizes[2], sizes[3]) > 50, sizes
+        # pacing off on the server: any request over budget would have been refused
+        assert srv.lobby.metrics.errors["rate_limited"] == 0
+    finally:
+        await srv.stop()

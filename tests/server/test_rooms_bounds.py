@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from tilehall.protocol import encode
 from tilehall.server.games import Status
+from tilehall.server.lobby import PAGE_BYTES
 
 from tests.memory import House
 
@@ -110,7 +111,7 @@ async def walk(house, member, req):
             return rooms, sizes
 
 
-async def test_a_page_of_rooms_with_the_longest_names_ends_before_48_kib(tmp_path):
+async def test_a_page_of_rooms_with_the_longest_names_ends_at_the_byte_bound(tmp_path):
     house = await House.open(tmp_path, max_rooms_per_player=0)
     try:
         name = longest_name(0)
@@ -124,12 +125,13 @@ async def test_a_page_of_rooms_with_the_longest_names_ends_before_48_kib(tmp_pat
         one = len(encode(first["rooms"][0]))
         assert one > 600, one  # 200 of them would be 120 KiB
         assert 0 < len(first["rooms"]) < 200 and first["next"] == first["rooms"][-1]["room"]
-        assert len(encode(first)) <= 48 * 1024 + 100
+        assert len(encode(first)) <= PAGE_BYTES + 100
         rooms, sizes = await walk(house, ada, {"t": "rooms", "limit": 200})
         assert rooms == sorted(made), "every room once, in order"
-        assert len(sizes) == 5 and max(sizes) <= 48 * 1024 + 100, sizes
-        # a page that fits is not cut: the default 50 come whole
-        assert len((await house.call(ada, {"t": "rooms"}))["rooms"]) == 50
+        assert len(sizes) >= 300 * one // PAGE_BYTES and max(sizes) <= PAGE_BYTES + 100, sizes
+        # a page that fits is not cut
+        fits = PAGE_BYTES // (one + 10)
+        assert len((await house.call(ada, {"t": "rooms", "limit": fits}))["rooms"]) == fits
     finally:
         await house.close()
 
@@ -147,8 +149,8 @@ async def test_a_page_stays_far_under_the_frame_limit_at_ten_thousand_rooms(tmp_
             await house.lobby.request(ada, msg)
         assert len(house.lobby.rooms) == 10_000
         page = await house.call(ada, {"t": "rooms", "limit": 200})
-        assert len(page["rooms"]) > 50
-        assert len(encode(page)) <= 64 * 1024
+        assert len(page["rooms"]) > 20
+        assert len(encode(page)) <= PAGE_BYTES + 100
         assert house.lobby.rooms[page["rooms"][0]["room"]].status is Status.WAITING
         for req in (
             {"t": "rooms", "limit": 200},
@@ -158,7 +160,7 @@ async def test_a_page_stays_far_under_the_frame_limit_at_ten_thousand_rooms(tmp_
         ):
             rooms, sizes = await walk(house, ada, req)
             assert len(rooms) == (10_000 if "game" not in req else 5_000), req
-            assert max(sizes) <= 64 * 1024, (req, max(sizes))
+            assert max(sizes) <= PAGE_BYTES + 100, (req, max(sizes))
         # a filter nothing matches looks at a bounded number of rooms per request,
         # and following next still walks them all
         rooms, sizes = await walk(house, ada, {"t": "rooms", "status": "over"})

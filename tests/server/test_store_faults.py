@@ -134,6 +134,64 @@ async def test_a_lock_held_past_the_busy_timeout_suspends_then_resumes(tmp_path)
         await house.close()
 
 
+def view_at(house, room, entries):
+    """The spectator view a fresh room rebuilt from ``entries`` shows."""
+    live = house.lobby.rooms[room]
+    copy = Room(live.record, find_game(live.game.name), house.lobby.services)
+    copy.replay(entries)
+    return copy.view(None)
+
+
+async def test_a_newcomer_is_never_shown_a_move_before_its_commit(tmp_path):
+    """While an append waits on the journal, the engine already holds the move.
+
+    bench/chaos.py caught a spectator let in during that wait: it was shown the move
+    under the seq before it, then got it again as an update; when the node was killed
+    before the commit, it had seen a game the journal never held.
+    """
+    path = tmp_path / "tilehall.sqlite3"
+    house = await House.open(tmp_path, SQLiteStore(path, busy_timeout=1.5))
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        a, w, room, view = await ishido(house)
+        nell = await house.player("Nell")
+        olga = await house.player("Olga")
+        before = await house.journal(room)
+
+        # the commit waits on another connection's lock, then goes through
+        other.execute("BEGIN EXCLUSIVE")
+        acting = asyncio.create_task(house.call(a, place(room, view)))
+        await asyncio.sleep(0.3)  # the append is in flight
+        joining = asyncio.create_task(house.call(nell, {"t": "watch", "room": room}))
+        await asyncio.sleep(0.3)
+        other.execute("ROLLBACK")
+        upd, joined = await acting, await joining
+        assert upd["t"] == "update" and upd["seq"] == len(before) + 1, upd
+        assert joined["t"] == "joined", joined
+        journal = await house.journal(room)
+        assert joined["view"] == view_at(house, room, journal[: joined["seq"]])
+        await asyncio.sleep(0.1)
+        assert [u["seq"] for u in nell.of("update", room) if u["seq"] <= joined["seq"]] == []
+
+        # the commit fails: the newcomer is told to come back, and never sees the move
+        other.execute("BEGIN EXCLUSIVE")
+        acting = asyncio.create_task(house.call(a, place(room, upd["view"])))
+        await asyncio.sleep(0.3)
+        joining = asyncio.create_task(house.call(olga, {"t": "watch", "room": room}))
+        err, refused = await acting, await joining
+        assert err["code"] == "unavailable", err
+        assert refused["code"] == "unavailable", refused
+        other.execute("ROLLBACK")
+        await restored(house, w, room)
+        assert await house.journal(room) == journal
+        again = await house.call(olga, {"t": "watch", "room": room})
+        assert again["seq"] == len(journal)
+        assert again["view"] == view_at(house, room, journal)
+    finally:
+        other.close()
+        await house.close()
+
+
 class JournalReadFailsOnce(SQLiteStore):
     """The real SQLite store, whose next journal read fails once with a driver's own error.
 

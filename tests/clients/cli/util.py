@@ -17,6 +17,7 @@ from tilehall.clients.cli.games.base import GameScreen
 from tilehall.clients.cli.lobby import CreateScreen, LobbyScreen
 from tilehall.clients.cli.widgets import Choice
 from tilehall.clients.connection import Connection
+from tilehall.server.games import all_games
 
 S = TypeVar("S", bound=Screen[Any])
 
@@ -125,22 +126,31 @@ class Events:
 
     def __init__(self) -> None:
         self.seen: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        # The fields that events sent as [name, value, ...] carry, from the games' templates.
+        self.given = {
+            name: [f for f, path in template.items() if path is None]
+            for game in all_games()
+            for name, template in game.derived_events.items()
+            if None in template.values()
+        }
 
     def __call__(self, message: Message) -> None:
         if isinstance(message, Frame) and message.msg.get("t") == "update":
             msg = message.msg
-            self.seen[(msg["room"], msg["seq"])] = msg["events"]
+            self.seen[(msg["room"], msg["seq"])] = [self._read(e) for e in msg["events"]]
+
+    def _read(self, event: Any) -> dict[str, Any]:
+        if isinstance(event, str):
+            return {"e": event}
+        if isinstance(event, list):
+            return {"e": event[0], **dict(zip(self.given[event[0]], event[1:], strict=True))}
+        return dict(event)
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         """The events of ``kind`` as the frames carried them: one that a compact update
-        sent by name (``joined.derived``) is ``{"e": kind}`` here; the screen's model
-        holds it in full."""
-        return [
-            ev
-            for key in sorted(self.seen)
-            for ev in ({"e": e} if isinstance(e, str) else e for e in self.seen[key])
-            if ev.get("e") == kind
-        ]
+        sent by name (``joined.derived``) is ``{"e": kind}`` here, one sent as its values
+        has those fields only; the screen's model holds them in full."""
+        return [ev for key in sorted(self.seen) for ev in self.seen[key] if ev.get("e") == kind]
 
 
 async def finish_game(conn: Connection, game: str, *, seats: int | None = None) -> str:
