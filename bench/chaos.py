@@ -1282,8 +1282,8 @@ async def _phase(
     rng: random.Random,
     report: Callable[[Round], None],
 ) -> None:
-    await bench.start()
     try:
+        await bench.start()  # inside: a node that fails to start must not leave the broker up
         lost_before = 0
         for fault in faults:
             for outage in bench.settings.outages(rng):
