@@ -110,8 +110,9 @@ STALL_S = 5.0
 """A member still behind an update this long (counted from the fault's end at the earliest)
 has stalled: it is asked to join again, and the stall is reported."""
 GIVE_UP_S = 30.0
-"""A member not shown an update this long after the bench began to wait gets reported as
-never caught up (a stall, in the notes), and the bench goes on."""
+"""A member not shown an update this long after the bench began to wait (counted from the
+fault's end at the earliest, as a stall) is reported as never caught up, and the bench goes
+on."""
 UNKNOWN_TRIES = 15
 """``unknown_room`` answers (0.2 s apart) before a room a player is in counts as gone."""
 
@@ -553,7 +554,9 @@ class Table:
         """
         started = first = time.monotonic()
         while who.seq(room) < seq:
-            if room not in who.rooms or time.monotonic() - first > GIVE_UP_S:
+            if room not in who.rooms:
+                return  # gone (unknown_room): counted as such where it was refused
+            if time.monotonic() - max(first, self.bench.calm_since) > GIVE_UP_S:
                 # Never caught up: a defect to report, not a reason for the bench to hang.
                 self.ledger.stalls.append(f"{who.name} in {room} never shown seq {seq}")
                 return
