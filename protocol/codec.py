@@ -60,22 +60,24 @@ class Packed:
         self.data = data
 
 
-def _array_header(n: int) -> bytes:
-    """The msgpack header of an array of ``n`` items (the shortest, as msgpack packs it)."""
+def _header(n: int, fix: int, wide: bytes) -> bytes:
+    """The shortest msgpack header of an array or map of ``n`` items, as msgpack packs it:
+    ``fix | n`` below 16, else ``wide`` (the 16-bit then the 32-bit type byte) and ``n``."""
     if n < 16:
-        return bytes((0x90 | n,))
+        return bytes((fix | n,))
     if n < 0x10000:
-        return b"\xdc" + n.to_bytes(2, "big")
-    return b"\xdd" + n.to_bytes(4, "big")
+        return wide[:1] + n.to_bytes(2, "big")
+    return wide[1:] + n.to_bytes(4, "big")
+
+
+def _array_header(n: int) -> bytes:
+    """The msgpack header of an array of ``n`` items."""
+    return _header(n, 0x90, b"\xdc\xdd")
 
 
 def _map_header(n: int) -> bytes:
-    """The msgpack header of a map of ``n`` pairs (the shortest, as msgpack packs it)."""
-    if n < 16:
-        return bytes((0x80 | n,))
-    if n < 0x10000:
-        return b"\xde" + n.to_bytes(2, "big")
-    return b"\xdf" + n.to_bytes(4, "big")
+    """The msgpack header of a map of ``n`` pairs."""
+    return _header(n, 0x80, b"\xde\xdf")
 
 
 def pack_array(items: Sequence[bytes]) -> Packed:
