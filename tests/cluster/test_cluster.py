@@ -94,7 +94,12 @@ def hidden_ok(update: dict, seat: int | None) -> None:
 def assert_stream(peer: Peer, room: str, last: int) -> None:
     """Every update after the peer's ``joined`` up to ``last``, once each, in order."""
     first = peer.joined[room] + 1
-    assert peer.seqs(room) == list(range(first, last + 1)), (peer.player, peer.seqs(room))
+    frames = [  # what the peer was sent in this room, for whoever reads a failure
+        {k: v for k, v in f.items() if k not in ("view", "patch")}
+        for f in peer.frames
+        if f.get("room") == room
+    ]
+    assert peer.seqs(room) == list(range(first, last + 1)), (peer.player, peer.seqs(room), frames)
 
 
 async def play_turns(room, players, turns, rng):
