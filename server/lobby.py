@@ -138,8 +138,15 @@ def rooms_cost(rooms: int) -> int:
     return max(1, -(-rooms // ROOMS_PER_REQUEST))
 
 
+def _packed_finished(room: FinishedRoom, player: int) -> bytes:
+    """A ``history`` entry, packed as the reply will hold it."""
+    return _packed(_finished(room, player))
+
+
 class _Page:
-    """A ``rooms`` page being filled: at most ``limit`` summaries and :data:`PAGE_BYTES`."""
+    """A ``rooms`` or ``history`` page being filled: at most ``limit`` entries, each packed,
+    and at most :data:`PAGE_BYTES` of them; ``next`` is the key of its last entry if more
+    follow."""
 
     __slots__ = ("last", "limit", "next", "parts", "size")
 
@@ -151,8 +158,9 @@ class _Page:
         self.next: str | None = None
         """The cursor of the following page; None on the last."""
 
-    def add(self, room: str, packed: Callable[[], bytes]) -> bool:
-        """Add ``room``'s packed summary; False, with :attr:`next` set, once the page is full."""
+    def add(self, key: str, packed: Callable[[], bytes]) -> bool:
+        """Add the entry ``key`` (packed only if it fits the count); False, with
+        :attr:`next` set, once the page is full."""
         if len(self.parts) == self.limit:
             self.next = self.last
             return False
@@ -162,7 +170,7 @@ class _Page:
             return False
         self.parts.append(data)
         self.size += len(data)
-        self.last = room
+        self.last = key
         return True
 
     def frame(self, re: int | None) -> Frame:
@@ -1039,23 +1047,16 @@ class Lobby:
         rooms = await self.store.history(
             target.id, game=game, limit=limit + 1, before=before, private=target.id == asker.id
         )
-        entries: list[bytes] = []
-        size = 0
-        more = len(rooms) > limit
-        last: FinishedRoom | None = None
-        for room in rooms[:limit]:
-            data = _packed(_finished(room, target.id))
-            if entries and size + len(data) > PAGE_BYTES:  # long names, many seats
-                more = True
+        page = _Page(limit)
+        for room in rooms:  # limit + 1 of them: one past the limit says more follow
+            entry = functools.partial(_packed_finished, room, target.id)
+            if not page.add(f"{room.finished_at!r}/{room.id}", entry):
                 break
-            entries.append(data)
-            size += len(data)
-            last = room
         reply: dict[str, Any] = {
             "t": "history",
             "player": target.name,
-            "rooms": pack_array(entries),
-            "next": f"{last.finished_at!r}/{last.id}" if more and last is not None else None,
+            "rooms": pack_array(page.parts),
+            "next": page.next,
         }
         if (re := msg.get("id")) is not None:
             reply["re"] = re
