@@ -216,6 +216,12 @@ def render(server: Server) -> str:
         "# HELP tilehall_gc_frozen_objects Objects frozen at start-up, left out of collections.",
         "# TYPE tilehall_gc_frozen_objects gauge",
         f"tilehall_gc_frozen_objects {gc.get_freeze_count()}",
+        "# HELP tilehall_gc_threshold The collector's thresholds by generation (see tune_gc).",
+        "# TYPE tilehall_gc_threshold gauge",
+        *(
+            f'tilehall_gc_threshold{{generation="{generation}"}} {value}'
+            for generation, value in enumerate(gc.get_threshold())
+        ),
         "# HELP tilehall_uptime_seconds Seconds since the server started.",
         "# TYPE tilehall_uptime_seconds gauge",
         f"tilehall_uptime_seconds {time.time() - m.started:.1f}",

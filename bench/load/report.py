@@ -65,6 +65,9 @@ def table(report: dict[str, Any]) -> str:
             f"{j['rooms']} rooms, p99 {j['append_latency']['p99_ms']} ms")  # fmt: skip
     if srv := report.get("server"):
         add("server rss / peak MiB", f"{srv.get('rss_mib')} / {srv.get('peak_rss_mib')}")
+    if cg := report.get("client_gc"):
+        add("harness gc collections / ms", f"{cg['collections']} / {cg['total_ms']}",
+            f"longest {cg['longest_ms']} ms")  # fmt: skip
     w = max(len(r[0]) for r in rows)
     v = max(len(r[1]) for r in rows)
     return "\n".join(f"{a:<{w}}  {b:>{v}}  {c}".rstrip() for a, b, c in rows)

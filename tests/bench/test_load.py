@@ -89,6 +89,21 @@ def test_arguments() -> None:
     assert cfg.phases == ("rooms", "journal")
 
 
+def test_the_harness_reports_its_own_collections():
+    """The harness's collector pauses are in its report, next to the tails they would inflate."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.load", "--phases", "journal", "--journal-rooms", "2",
+         "--journal-actions", "40", "--no-baseline", "--quiet", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["journal"]["actions"] == 40
+    gc = report["client_gc"]
+    assert _number(gc["collections"]) >= 0 and _number(gc["total_ms"]) >= 0
+    assert 0 <= _number(gc["longest_ms"]) <= _number(gc["total_ms"])
+
+
 def test_the_harness_runs_from_a_checkout():
     done = subprocess.run(
         [sys.executable, "-m", "bench.load", "--help"],
