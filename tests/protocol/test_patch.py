@@ -55,6 +55,16 @@ def test_no_change_is_an_empty_patch_and_apply_leaves_the_view_alone(view):
     assert msgpack.packb(view) == before
 
 
+@given(views, views, views)
+def test_a_view_patched_in_place_shares_nothing_with_the_patch(old, new, newer):
+    """Later patches change the view in place: none may reach into an earlier patch's values."""
+    patch = diff(old, new)
+    sent = msgpack.packb(patch)
+    view = apply(old, patch, in_place=True)
+    apply(view, diff(view, newer), in_place=True)
+    assert msgpack.packb(patch) == sent
+
+
 @given(
     st.lists(st.lists(st.integers(0, 9), min_size=8, max_size=8), min_size=8, max_size=8), st.data()
 )
