@@ -419,10 +419,14 @@ def tune_gc() -> None:
     read, each room's last view): every young collection moved them on to the
     middle generation, whose collections then came every ~0.4 s and took 4-11 ms
     each, longer than a move takes end to end, and most of the act->update p99.
-    Those objects die before 50,000 of them pile up, so under steady play the
-    count stays below :data:`YOUNG_COLLECTION_AFTER` and the collector runs
-    when the process really grows (rooms opening, connections arriving) or
-    that many objects wait in garbage cycles, a few megabytes at most.
+    Those objects die before 50,000 of them pile up, so the count grows only
+    with what stays: rooms opening, connections arriving, games' histories
+    lengthening (about four objects a move), or garbage in cycles (a few
+    megabytes at most). A collection then walks every young object, 30-46 ms
+    at a thousand rooms, every ~7 s while their games lengthen: fewer moves
+    wait on the collector than before (a third of the pause time in all), but
+    the longest waits are longer. Fewer objects living about a second would
+    shorten both; see tests/perf/RESULTS.md.
     """
     gc.collect()
     gc.freeze()
