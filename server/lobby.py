@@ -321,8 +321,14 @@ class Lobby:
             await asyncio.wait(set(self._closing))
 
     def _announce(self, room: Room) -> None:
-        """Tell the cluster a room hosted here is new or its summary may have changed."""
-        if self.bus is not None:
+        """Tell the cluster a room hosted here is new or its summary may have changed.
+
+        Only a room this lobby runs: one let go (to another node, or closed) may still
+        change once more (an act in flight suspends it, a last summary is pushed), and
+        the cluster would take that for a room hosted here again: announced, and this
+        node's connections, relayed to its real host already, brought back to it.
+        """
+        if self.bus is not None and self.rooms.get(room.id) is room:
             self.bus.room_changed(room)
 
     async def _remote(self, session: Member, msg: dict[str, Any]) -> RemoteRoom | None:

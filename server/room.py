@@ -389,6 +389,8 @@ class Room:
 
     def _push_summary_now(self) -> None:
         self._summary_due = False
+        if self.closed:  # let go or closed: what it would say is no longer anyone's news
+            return
         if self._on_changed is not None:
             self._on_changed(self)
         data = encode({"t": "room", **self.summary()})

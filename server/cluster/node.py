@@ -402,10 +402,22 @@ class Cluster:
             self.directory.mark_mine(room_id)
             return
         log.warning("room %s now belongs to node %s; letting it go", room_id, record.node)
-        self._relay_members(room, record.node)
+        # Under the room's lock, as a handover does: an act holds it from the engine's
+        # step until its append is answered (here: refused, the room is fenced), and
+        # the copy let go in between would leave behind a room ahead of its journal,
+        # still reachable by that act's suspension and recovery. Once the act is done
+        # this copy is let go as it stands, at the seq its journal holds.
+        async with room.lock:
+            if self.lobby.rooms.get(room_id) is not room:
+                return  # let go meanwhile (another check, or its own recovery's)
+            self._relay_members(room, record.node)
 
     def _relay_members(self, room: Room, host: str) -> None:
-        """Let ``room`` go; this node's connections in it follow it to ``host``."""
+        """Let ``room`` go; this node's connections in it follow it to ``host``.
+
+        Hold the room's lock: ``room.seq`` is then what the journal holds, each
+        connection's last seq at the new host.
+        """
         members = [(s, seat) for s, seat in room.members.items() if not isinstance(s, StandIn)]
         seq = room.seq
         self.lobby.release(room)

@@ -118,6 +118,14 @@ class RemoteRoom:
             session.rooms.pop(self.id, None)
 
     def catch_up(self, session: Member, reply: dict[str, Any]) -> None:
+        """A re-entry was answered: send what the member missed since its last seq.
+
+        A member removed while its re-entry was on its way (it left, or it was taken
+        into a room now hosted here) is not made one again: its last seq went with it,
+        and the catch-up would send again, as new, updates it already has.
+        """
+        if session not in self.members:
+            return
         last = self.last.get(session, 0)
         self.members[session] = reply["seat"]
         session.rooms[self.id] = reply["seat"]

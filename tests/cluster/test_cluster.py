@@ -296,3 +296,82 @@ async def test_a_node_cut_off_long_enough_lets_its_rooms_go_when_it_is_back(clus
         assert [r[0] for r in seqs] == list(range(1, after["seq"] + 1))
     finally:
         await conn.close()
+
+
+async def test_a_node_back_from_a_cut_lets_its_room_go_only_once_its_act_in_flight_is_refused(
+    cluster, pg_url
+):
+    """n1, cut off, wakes up with Ada's move in flight in a room n2 took over meanwhile.
+
+    The window the race needs is held open for certain, with the real processes: the
+    test locks the journal table (n1's append of Ada's move, to be refused, waits on
+    it) and stops n2 for a moment (what n1 relays to n2 while letting its copy go is
+    answered only once the append was refused). Ada must see each seq once, in order.
+    """
+    await cluster.start("n1", extra=("--mqtt-keepalive", "1", "--lease", "5"))
+    await cluster.start("n2", extra=("--lease", "5"))  # the default keepalive: 5 s
+    u1, u2 = cluster.url("n1"), cluster.url("n2")
+    ada, bob, carol, room = await start_mathable(cluster, u1, u2, u2)
+    last = await play_turns(room, {0: ada, 1: bob}, 2, random.Random(6))
+    for turn in range(8):  # Ada (on n1) is to move when n1 is cut off
+        if last["view"]["to_move"] == 0:
+            break
+        last = await play_turns(room, {0: ada, 1: bob}, 1, random.Random(turn))
+    assert last["view"]["to_move"] == 0, last["view"]
+    await carol.wait_update(room, last["seq"])
+    move = find_bot("mathable", "easy")(rng=random.Random(9), budget=0.05).choose(
+        ada.latest[room][1]
+    ) or {"do": "end"}
+
+    n1, n2 = cluster.nodes["n1"], cluster.nodes["n2"]
+    assert n1.proc is not None and n2.proc is not None
+    n1.proc.send_signal(signal.SIGSTOP)
+    conn = await asyncpg.connect(pg_url)
+    blocker = await asyncpg.connect(pg_url)
+    block = blocker.transaction()
+    try:
+        assert await until(lambda: _moved(conn, room), timeout=30) == "n2"
+        await block.start()
+        await blocker.execute("LOCK TABLE journal IN EXCLUSIVE MODE")  # reads go on
+        acting = asyncio.ensure_future(ada.act(room, move, seq=last["seq"]))
+        await asyncio.sleep(0.2)  # n1 reads it first thing when it wakes
+        n2.proc.send_signal(signal.SIGSTOP)
+        n1.proc.send_signal(signal.SIGCONT)
+        await until(lambda: _append_waits(conn))  # n1 appends Ada's move: it waits
+        await until(lambda: _logged(n1, "now belongs to node n2; letting it go"))
+        await until(lambda: _logged(n1, "(connection 2)"))  # n1 is back on the bus
+        await asyncio.sleep(0.3)  # n1 relays Ada to n2 (stopped: answered later)
+        await block.commit()
+        await until(lambda: _logged(n1, "journal refused seq"))
+        await asyncio.sleep(0.3)  # whatever n1 does once the append was refused
+        n2.proc.send_signal(signal.SIGCONT)
+        reply = await acting
+        assert reply["t"] == "error" and reply["code"] == "unavailable", reply
+    finally:
+        n1.proc.send_signal(signal.SIGCONT)
+        n2.proc.send_signal(signal.SIGCONT)
+        await blocker.close()  # (a lock still held goes with it)
+    # Ada's move was not kept: she plays on, relayed by n1 to n2
+    after = await play_turns(room, {0: ada, 1: bob}, 3, random.Random(8))
+    for peer in (ada, bob, carol):
+        await peer.wait_update(room, after["seq"])
+        assert_stream(peer, room, after["seq"])
+    try:
+        assert await conn.fetchval("SELECT node FROM rooms WHERE id = $1", room) == "n2"
+        seqs = await conn.fetch("SELECT seq FROM journal WHERE room = $1 ORDER BY seq", room)
+        assert [r[0] for r in seqs] == list(range(1, after["seq"] + 1))
+    finally:
+        await conn.close()
+
+
+async def _append_waits(conn: asyncpg.Connection) -> bool:
+    """Whether some session waits for a lock on this schema's journal table."""
+    return bool(
+        await conn.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE relation = 'journal'::regclass AND NOT granted"
+        )
+    )
+
+
+async def _logged(node, text: str) -> bool:
+    return any(text in line for line in node.log)
