@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
-import time
 from pathlib import Path
 from typing import Any
+
+from tilehall.server.app import tune_gc
+from tilehall.server.ops import GC_PAUSES, LATENCY_BUCKETS, watch_gc
 
 from bench.load.config import PHASES, LoadConfig
 from bench.load.phases import Harness
@@ -86,46 +87,28 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         await asyncio.to_thread(h.stop)
 
 
-class _ClientPauses:
-    """The harness's own collector, tuned as the server's, and its pauses counted.
+def _tune_own_collector() -> None:
+    """The harness's own collector, tuned and timed as the server's.
 
     A reply that arrives while this process collects is stamped late, and the
     lateness is the client's, not the server's: at CPython's default young
     threshold the harness's middle collections took 6-9 ms, its full ones 20 ms,
     in the round trips of every server it measured (the bare echo's as well).
-    The same tuning as :func:`tilehall.server.app.tune_gc` makes them rare; what
-    is left is in the report as ``client_gc``, to be read next to the tails.
+    What pauses are left are in the report as ``client_gc`` (:func:`_own_pauses`),
+    to be read next to the tails.
     """
+    tune_gc()
+    watch_gc()
 
-    def __init__(self) -> None:
-        self.count = 0
-        self.total = 0.0
-        self.longest = 0.0
-        self._start = 0.0
 
-    def install(self) -> None:
-        from tilehall.server.app import FULL_COLLECTION_EVERY, YOUNG_COLLECTION_AFTER
-
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(YOUNG_COLLECTION_AFTER, 10, FULL_COLLECTION_EVERY)
-        gc.callbacks.append(self._observe)
-
-    def _observe(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._start = time.perf_counter()
-            return
-        pause = time.perf_counter() - self._start
-        self.count += 1
-        self.total += pause
-        self.longest = max(self.longest, pause)
-
-    def report(self) -> dict[str, Any]:
-        return {
-            "collections": self.count,
-            "total_ms": round(1e3 * self.total, 2),
-            "longest_ms": round(1e3 * self.longest, 2),
-        }
+def _own_pauses() -> dict[str, Any]:
+    """This process's collections since :func:`_tune_own_collector`: how many, how long."""
+    over = LATENCY_BUCKETS.index(0.005) + 1  # the buckets above 5 ms
+    return {
+        "collections": sum(h.count for h in GC_PAUSES),
+        "total_ms": round(1e3 * sum(h.total for h in GC_PAUSES), 2),
+        "over_5ms": sum(sum(h.counts[over:]) for h in GC_PAUSES),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -135,10 +118,9 @@ def main(argv: list[str] | None = None) -> None:
         import uvloop
 
         uvloop.install()
-    pauses = _ClientPauses()
-    pauses.install()
+    _tune_own_collector()
     report = asyncio.run(run_load(cfg))
-    report["client_gc"] = pauses.report()
+    report["client_gc"] = _own_pauses()
     if a.out:
         a.out.write_text(json.dumps(report, indent=2))
     if a.json:

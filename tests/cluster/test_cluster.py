@@ -286,16 +286,7 @@ async def test_a_node_cut_off_long_enough_lets_its_rooms_go_when_it_is_back(clus
         n1.send_signal(signal.SIGCONT)
     # n1 wakes up still holding a copy of the room and Ada's connection: its journal appends
     # are refused (fenced), it sees n2's directory entry, lets its copy go and relays Ada to n2
-    after = await play_turns(room, {0: ada, 1: bob}, 3, random.Random(8))
-    for peer in (ada, bob, carol):
-        await peer.wait_update(room, after["seq"])
-        assert_stream(peer, room, after["seq"])
-    try:
-        assert await conn.fetchval("SELECT node FROM rooms WHERE id = $1", room) == "n2"
-        seqs = await conn.fetch("SELECT seq FROM journal WHERE room = $1 ORDER BY seq", room)
-        assert [r[0] for r in seqs] == list(range(1, after["seq"] + 1))
-    finally:
-        await conn.close()
+    await _plays_on_at_n2(conn, room, ada, bob, carol)
 
 
 async def test_a_node_back_from_a_cut_lets_its_room_go_only_once_its_act_in_flight_is_refused(
@@ -352,6 +343,11 @@ async def test_a_node_back_from_a_cut_lets_its_room_go_only_once_its_act_in_flig
         n2.proc.send_signal(signal.SIGCONT)
         await blocker.close()  # (a lock still held goes with it)
     # Ada's move was not kept: she plays on, relayed by n1 to n2
+    await _plays_on_at_n2(conn, room, ada, bob, carol)
+
+
+async def _plays_on_at_n2(conn: asyncpg.Connection, room: str, ada, bob, carol) -> None:
+    """Three more turns: each peer sees every seq once, and n2's journal holds them all."""
     after = await play_turns(room, {0: ada, 1: bob}, 3, random.Random(8))
     for peer in (ada, bob, carol):
         await peer.wait_update(room, after["seq"])
