@@ -392,9 +392,6 @@ def parse_args(argv: list[str] | None = None) -> Config:
     return config
 
 
-YOUNG_COLLECTION_AFTER = 50_000
-"""Net new tracked objects before a young collection (CPython's default: 700)."""
-
 FULL_COLLECTION_EVERY = 100
 """Middle-generation collections between two full ones (CPython's default: 10)."""
 
@@ -413,25 +410,18 @@ def tune_gc() -> None:
     frozen object is never collected, and a recovered room must be freed once
     its game is over.
 
-    The young threshold counts tracked objects made minus those freed. At the
-    default 700, a thousand rooms at a move a second each reached it 25 times a
-    second with objects that live about a second (each connection's pending
-    read, each room's last view): every young collection moved them on to the
-    middle generation, whose collections then came every ~0.4 s and took 4-11 ms
-    each, longer than a move takes end to end, and most of the act->update p99.
-    Those objects die before 50,000 of them pile up, so the count grows only
-    with what stays: rooms opening, connections arriving, games' histories
-    lengthening (about four objects a move), or garbage in cycles (a few
-    megabytes at most). A collection then walks every young object, 30-46 ms
-    at a thousand rooms, every ~7 s while their games lengthen: fewer moves
-    wait on the collector than before (a third of the pause time in all), but
-    the longest waits are longer. Fewer objects living about a second would
-    shorten both; see tests/perf/RESULTS.md.
+    The young threshold stays CPython's 700. A threshold of 50,000 (tried on
+    26 Nov 2026) took the middle collections out of 20-second runs and with
+    them most of that p99, but over 90 s of a thousand rooms it gave a young
+    collection of 40-67 ms every ~8 s and a middle one of 326-363 ms: a worse
+    p99 than the default's (31-33 ms against 18-21 ms), for a third of the
+    pause time. Those runs also had one full collection, 484-500 ms, with the
+    long-lived objects of a thousand games under way. See tests/perf/RESULTS.md.
     """
     gc.collect()
     gc.freeze()
-    _, middle, _ = gc.get_threshold()
-    gc.set_threshold(YOUNG_COLLECTION_AFTER, middle, FULL_COLLECTION_EVERY)
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
 
 
 async def serve_forever(config: Config) -> None:

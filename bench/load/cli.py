@@ -91,11 +91,11 @@ def _tune_own_collector() -> None:
     """The harness's own collector, tuned and timed as the server's.
 
     A reply that arrives while this process collects is stamped late, and the
-    lateness is the client's, not the server's: at CPython's default young
-    threshold the harness's middle collections took 6-9 ms, its full ones 20 ms,
-    in the round trips of every server it measured (the bare echo's as well).
-    What pauses are left are in the report as ``client_gc`` (:func:`_own_pauses`),
-    to be read next to the tails.
+    lateness is the client's, not the server's: the harness's middle collections
+    took 6-9 ms and its full ones 20 ms, in the round trips of every server it
+    measured (the bare echo's as well). Its full collections are spaced out as
+    the server's; what pauses are left are in the report as ``client_gc``
+    (:func:`_own_pauses`), to be read next to the tails.
     """
     tune_gc()
     watch_gc()

@@ -74,9 +74,9 @@ async def test_healthz_and_metrics(proc):
     assert counts['generation="2"'] >= 1  # the collection before the freeze, at least
     frozen = next(line for line in lines if line.startswith("tilehall_gc_frozen_objects "))
     assert int(frozen.split()[1]) > 10_000
-    # young collections wait for 50,000 net new objects, not CPython's 700 (see tune_gc)
-    assert 'tilehall_gc_threshold{generation="0"} 50000' in lines
+    # full collections after 100 middle ones, not CPython's 10 (see tune_gc)
     assert 'tilehall_gc_threshold{generation="2"} 100' in lines
+    assert any(line.startswith('tilehall_gc_threshold{generation="0"} ') for line in lines)
     assert get(f"{http}/nothing")[0] in (400, 404, 426)
 
 
