@@ -115,6 +115,7 @@ def shot(app: App, tmp_path: Path, name: str, *, keep: bool = True) -> Path:
     pygame.image.save(app.screen, str(path))
     folder = os.environ.get("TILEHALL_SHOTS")
     if folder and keep:
+        Path(folder).mkdir(parents=True, exist_ok=True)  # a folder named but not made yet
         pygame.image.save(app.screen, str(Path(folder) / f"{name}.png"))
     return path
 
