@@ -457,21 +457,37 @@ class Table:
         """When each of this table's moves was acknowledged."""
         self.games = 0
         self.task: asyncio.Task[None] | None = None
+        self.stopping = False
 
     def start(self) -> None:
+        self.stopping = False
         self.task = asyncio.create_task(self._loop(), name=f"table-{self.index}")
 
     async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+        """Stop the table's loop, however many cancellations that takes.
+
+        A cancellation was seen lost (the task "cancelling", its loop playing on,
+        the await of it never returning: 4 bench test runs in 25); Python 3.11's
+        ``asyncio.wait_for``, which the connections' calls use, swallows one that
+        comes as the future it waits for completes (fixed in 3.12). The flag ends
+        the loop at its next turn whatever became of the cancellation.
+        """
+        task = self.task
+        if task is None:
+            return
+        self.stopping = True
+        while not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.5)
+        with contextlib.suppress(BaseException):
+            task.result()
 
     @property
     def members(self) -> list[Player]:
         return self.players
 
     async def _loop(self) -> None:
-        while True:
+        while not self.stopping:
             try:
                 if self.room is None:
                     await self.new_room()
