@@ -22,8 +22,8 @@ checks what it is given and raises :class:`PositionError`.
 
 from __future__ import annotations
 
-import copy
 import enum
+import pickle
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -591,6 +591,12 @@ class SoloGame(Game):
     # followed it (a clock step, a pause) still happens, the random stream is
     # exactly where it was before the move (so Lines' next throw is what it was),
     # and nothing costs a player's move until someone undoes.
+    #
+    # Both are kept pickled. A thousand games' entries as tuples of dicts and lists
+    # were most of what the server's full collections walked (three tracked objects
+    # a move, for the whole game), and each copy a second board of lists; bytes and
+    # a tuple of atoms are objects the collector does not track at all. Pickle
+    # keeps every type as it was, which replaying an entry needs.
 
     undo_moves: ClassVar[frozenset[str]] = frozenset()
     """The actions ``undo`` takes back (a Lines move, an Ishido stone, a pair); empty:
@@ -599,8 +605,10 @@ class SoloGame(Game):
     """Fields undo's copies leave out, because :meth:`_rebuild` makes them again from
     the rest (indexes over the board that every move keeps up)."""
     _undos: int = 0
-    _entries: list[tuple[int | None, Action, float]] | None = None
-    _checkpoints: list[tuple[int, dict[str, Any]]] | None = None
+    _entries: list[tuple[int | None, str | None, bytes, float]] | None = None
+    """(seat, the action's ``do``, the action pickled, now) of each entry applied."""
+    _checkpoints: list[tuple[int, bytes]] | None = None
+    """(entries applied, the state pickled) of the copies kept."""
 
     def apply_entry(self, seat: int | None, action: Action, now: float) -> list[Event]:
         if self.undo_moves and self._entries is None:  # the state as dealt: the first copy
@@ -611,28 +619,21 @@ class SoloGame(Game):
     def _entered(self, seat: int | None, action: Action, now: float) -> None:
         if self._entries is None or action.get("do") == "undo":
             return  # undo rewrote the entries itself
-        self._entries.append((seat, action, now))
+        self._entries.append((seat, action.get("do"), pickle.dumps(action, _PICKLE), now))
         assert self._checkpoints is not None
         if len(self._entries) % CHECKPOINT_EVERY == 0:
             self._checkpoints.append((len(self._entries), self._state()))
             if len(self._checkpoints) > CHECKPOINTS_KEPT:
                 del self._checkpoints[1]  # keep the first: any undo can start from it
 
-    def _state(self) -> dict[str, Any]:
-        """A copy of everything but the bookkeeping of undo itself.
+    def _state(self) -> bytes:
+        """Everything but the bookkeeping of undo itself, pickled.
 
-        The random stream is copied through its state (a tuple of ints, taken and
-        given in C): ``deepcopy`` walks its 625 numbers one by one in Python, a
-        third of the time of copying a whole Ishido game.
+        Pickle copies in C what ``deepcopy`` walked in Python (the random stream
+        too, through its state), and the copy is one untracked object.
         """
         skip = ("_entries", "_checkpoints", *self.rebuilt_fields)
-        memo: dict[int, Any] = {}
-        rng = self.__dict__.get("rng")
-        if type(rng) is random.Random:
-            twin = random.Random(0)
-            twin.setstate(rng.getstate())
-            memo[id(rng)] = twin
-        return copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in skip}, memo)
+        return pickle.dumps({k: v for k, v in self.__dict__.items() if k not in skip}, _PICKLE)
 
     def _rebuild(self) -> None:
         """Make :attr:`rebuilt_fields` again after a copy was restored (a hook)."""
@@ -666,8 +667,8 @@ class SoloGame(Game):
         entries = self._entries or []
         moves = [
             i
-            for i, (seat, action, _) in enumerate(entries)
-            if seat is not None and action.get("do") in self.undo_moves
+            for i, (seat, do, _, _) in enumerate(entries)
+            if seat is not None and do in self.undo_moves
         ]
         if not moves or self._checkpoints is None:
             raise IllegalMove(GameCode.NOTHING_TO_UNDO, "there is no move to take back")
@@ -675,18 +676,20 @@ class SoloGame(Game):
         kept = entries[:target] + entries[target + 1 :]
         start, state = max((c for c in self._checkpoints if c[0] <= target), key=lambda c: c[0])
         rebuilt = type(self).__new__(type(self))
-        rebuilt.__dict__.update(copy.deepcopy(state))
+        rebuilt.__dict__.update(pickle.loads(state))
         rebuilt._rebuild()
         rebuilt._entries = kept[:start]
         rebuilt._checkpoints = [c for c in self._checkpoints if c[0] <= start]
-        for seat, action, at in kept[start:]:
-            rebuilt.apply_entry(seat, action, at)
+        for seat, _, action, at in kept[start:]:
+            rebuilt.apply_entry(seat, pickle.loads(action), at)
         rebuilt._undos = self._undos + 1
-        undone = entries[target][1]
+        undone: Action = pickle.loads(entries[target][2])
         self.__dict__.clear()
         self.__dict__.update(rebuilt.__dict__)
         return [{"e": "undone", "action": dict(undone), "undos": self._undos}]
 
+
+_PICKLE = pickle.HIGHEST_PROTOCOL
 
 CHECKPOINT_EVERY = 64
 """Entries between two copies of a game's state kept for undo."""
