@@ -114,6 +114,10 @@ class Stone(NamedTuple):
     def __copy__(self) -> Stone:
         return self
 
+    def __reduce__(self) -> tuple[Any, tuple[int, int]]:
+        """Unpickled (undo's checkpoints) as the shared stone, not a new one."""
+        return stone_of, (self.colour, self.symbol)
+
 
 Board = list[list[Stone | None]]
 """``board[row][col]``: the stone on a square, or None."""
@@ -126,6 +130,22 @@ A NamedTuple is a tuple subclass, which the garbage collector never untracks;
 a thousand rooms holding their own 72 stones were half the server's tracked
 objects and most of the cost of its full collections.
 """
+
+
+_WIRE: tuple[list[int], ...] = tuple([stone.colour, stone.symbol] for stone in _KINDS)
+"""Each stone as views show it, ``[colour, symbol]``: one list per kind, shared by every
+view of every game, as :data:`_SQUARES` is for squares.
+
+Views are read and packed, never changed, so they may share lists. Made at import,
+these are among what the server freezes out of the collector's walks; a list made
+per stone on a board, per legal square and per move's square was most of the
+tracked objects of a thousand games under way, and every full collection walked
+them.
+"""
+_SQUARES: tuple[tuple[list[int], ...], ...] = tuple(
+    tuple([r, c] for c in range(COLS)) for r in range(ROWS)
+)
+"""``_SQUARES[r][c]``: the square as views and events show it, ``[r, c]`` (see :data:`_WIRE`)."""
 
 
 def stone_of(colour: int, symbol: int) -> Stone:
@@ -342,7 +362,7 @@ def placement_value(r: int, c: int, count: int, fourways_before: int, scoring: s
 
 
 def _stone_wire(stone: Stone | None) -> list[int] | None:
-    return None if stone is None else [stone.colour, stone.symbol]
+    return None if stone is None else _WIRE[stone.colour * SYMBOLS + stone.symbol]
 
 
 def _describe_failure(stone: Stone, around: Sequence[tuple[int, Stone]], touching: bool) -> str:
@@ -550,11 +570,11 @@ class Ishido(SoloGame):
         # The board as views show it: a new row list, the other rows and cells the
         # same objects as in the views before (see state_view).
         row = self._shown[r] = list(self._shown[r])
-        row[c] = [*stone]
+        kind = _kind(stone)
+        row[c] = _WIRE[kind]
         around, masks, touching = self._around, self._masks, self.touching
         around.pop((r, c), None)
         masks.pop((r, c), None)
-        kind = _kind(stone)
         for d, rr, cc in _ADJACENT[r][c]:
             if board[rr][cc] is None:
                 square = (rr, cc)
@@ -648,7 +668,7 @@ class Ishido(SoloGame):
         self.fourways += value.fourway
         self._score += value.total
         self.last = {
-            "at": [r, c],
+            "at": _SQUARES[r][c],
             "stone": _stone_wire(stone),
             "neighbours": value.neighbours,
             "points": value.points,
@@ -702,7 +722,7 @@ class Ishido(SoloGame):
         if best is None:  # unreachable while playing: a stuck stone ends the game
             return [{"e": "help", "at": None, "points": 0, "helps": self.helps}]
         (r, c), value = best
-        return [{"e": "help", "at": [r, c], "points": value.total, "helps": self.helps}]
+        return [{"e": "help", "at": _SQUARES[r][c], "points": value.total, "helps": self.helps}]
 
     actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
         ActionSpec(
@@ -738,7 +758,7 @@ class Ishido(SoloGame):
             "left": self.stones_left,
             "placed": self.placed,
             "fourways": self.fourways,
-            "legal": [[r, c] for r, c in self.legal] if self._end is None else [],
+            "legal": [_SQUARES[r][c] for r, c in self.legal] if self._end is None else [],
             "helps": self.helps,
             "last": dict(self.last) if self.last is not None else None,
             "scoring": self.scoring,

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tilehall.protocol import encode, patch
 from tilehall.server.bots import find_bot
+from tilehall.server.games import ishido
 
 from tests.helpers import Raw, ServerProcess
 from tests.memory import House, MemoryMember
@@ -140,6 +141,10 @@ async def test_patches_rebuild_every_view_for_players_and_spectators(tmp_path_fa
         await play(house, name, seed, 40)
     finally:
         await house.close()
+    # Ishido's views share one list per stone and per square across every game: a view
+    # changed in place anywhere on the way (room, patch, events, bots) would show here.
+    assert tuple([c, s] for c in range(6) for s in range(6)) == ishido._WIRE
+    assert tuple(tuple([r, c] for c in range(12)) for r in range(8)) == ishido._SQUARES
 
 
 def median_update(member: MemoryMember, kind: str) -> int:
