@@ -67,7 +67,8 @@ def table(report: dict[str, Any]) -> str:
         add("server rss / peak MiB", f"{srv.get('rss_mib')} / {srv.get('peak_rss_mib')}")
     if cg := report.get("client_gc"):
         add("harness gc collections / ms", f"{cg['collections']} / {cg['total_ms']}",
-            f"{cg['over_5ms']} over 5 ms")  # fmt: skip
+            f"{cg['over_5ms']} over 5 ms, collector {cg.get('mode', 'tuned')}, "
+            f"peak rss {cg.get('client_rss_mib')} MiB")  # fmt: skip
     w = max(len(r[0]) for r in rows)
     v = max(len(r[1]) for r in rows)
     return "\n".join(f"{a:<{w}}  {b:>{v}}  {c}".rstrip() for a, b, c in rows)

@@ -89,19 +89,25 @@ def test_arguments() -> None:
     assert cfg.phases == ("rooms", "journal")
 
 
-def test_the_harness_reports_its_own_collections():
-    """The harness's collector pauses are in its report, next to the tails they would inflate."""
+@pytest.mark.parametrize("mode", ["off", "tuned"])
+def test_the_harness_reports_its_own_collections(mode: str) -> None:
+    """The harness's collector pauses are in its report, next to the tails they would inflate;
+    with its collector off (the default), only its own before each phase."""
+    extra = [] if mode == "off" else ["--client-gc", mode]
     done = subprocess.run(
         [sys.executable, "-m", "bench.load", "--phases", "journal", "--journal-rooms", "2",
-         "--journal-actions", "40", "--no-baseline", "--quiet", "--json"],
+         "--journal-actions", "40", "--no-baseline", "--quiet", "--json", *extra],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["journal"]["actions"] == 40
     gc = report["client_gc"]
+    assert gc["mode"] == mode and _number(gc["client_rss_mib"]) > 0
     assert _number(gc["collections"]) >= 0 and _number(gc["total_ms"]) >= 0
     assert 0 <= _number(gc["over_5ms"]) <= _number(gc["collections"])
+    if mode == "off":  # the one collection the harness makes before each phase, untimed
+        assert gc["collections"] == 1
 
 
 def test_the_harness_runs_from_a_checkout():
