@@ -415,9 +415,11 @@ def tune_gc() -> None:
     them most of that p99, but over 90 s of a thousand rooms it gave a young
     collection of 40-67 ms every ~8 s and a middle one of 326-363 ms: a worse
     p99 than the default's (31-33 ms against 18-21 ms), for a third of the
-    pause time. The default's 90 s runs each had one full collection, too:
-    432-500 ms with a thousand games under way, far more than the 60-120 ms
-    above, measured when games held less. See tests/perf/RESULTS.md.
+    pause time. The default's 90 s runs each had one full collection, too,
+    of 432-500 ms, until undo's entries and copies were kept pickled and
+    Ishido's views stopped making a list per stone and square: the old
+    generation then held a fifth as many objects, and no full collection came
+    in 90 s (one forced at the end took 216 ms). See tests/perf/RESULTS.md.
     """
     gc.collect()
     gc.freeze()
