@@ -362,7 +362,7 @@ def placement_value(r: int, c: int, count: int, fourways_before: int, scoring: s
 
 
 def _stone_wire(stone: Stone | None) -> list[int] | None:
-    return None if stone is None else _WIRE[stone.colour * SYMBOLS + stone.symbol]
+    return None if stone is None else _WIRE[_kind(stone)]
 
 
 def _describe_failure(stone: Stone, around: Sequence[tuple[int, Stone]], touching: bool) -> str:
