@@ -157,3 +157,31 @@ def test_a_long_game_undoes_from_its_latest_copy():
     game.apply(0, {"do": "undo"})
     assert comparable(game.engine.view(0)) == before
     assert max(c[0] for c in game.engine._checkpoints) >= 2 * CHECKPOINT_EVERY
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_game_undoes_from_a_copy_past_the_first(name):
+    """Undo's copies are pickled: each game's state must come back whole from one.
+
+    Ishido's games end before CHECKPOINT_EVERY stones, so its journal is filled with
+    ``help`` entries (an entry each, not a move) before the move undone.
+    """
+    from tilehall.server.games.base import CHECKPOINT_EVERY
+
+    rng = random.Random(0)
+    game = Played(name, 0)
+    while len(game.engine._entries or []) <= CHECKPOINT_EVERY:
+        if name == "ishido":
+            game.apply(0, {"do": "help"})
+            continue
+        move = bot_move(game, rng)
+        assert move is not None, "the game of seed 0 lasts past the first copy"
+        game.apply(0, move)
+    assert [c[0] for c in game.engine._checkpoints] == [0, CHECKPOINT_EVERY]
+    before = comparable(game.engine.view(0))
+    move = bot_move(game, rng)
+    assert move is not None
+    game.apply(0, move)
+    game.apply(0, {"do": "undo"})
+    assert comparable(game.engine.view(0)) == before
+    assert comparable(game.replayed().view(0)) == before
