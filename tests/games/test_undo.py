@@ -139,6 +139,17 @@ def test_undo_goes_back_one_move_at_a_time_to_the_first(name):
     assert game.replayed().view(0) == game.engine.view(0)
 
 
+def undo_the_next_move(game: Played, rng: random.Random) -> dict:
+    """Play the bot's next move and undo it: the game must be as before; its view before."""
+    before = comparable(game.engine.view(0))
+    move = bot_move(game, rng)
+    assert move is not None
+    game.apply(0, move)
+    game.apply(0, {"do": "undo"})
+    assert comparable(game.engine.view(0)) == before
+    return before
+
+
 def test_a_long_game_undoes_from_its_latest_copy():
     """Past CHECKPOINT_EVERY entries, undo replays only from the last copy of the state."""
     from tilehall.server.games.base import CHECKPOINT_EVERY
@@ -150,12 +161,7 @@ def test_a_long_game_undoes_from_its_latest_copy():
         if move is None:
             pytest.skip("the deal ended early")
         game.apply(0, move)
-    before = comparable(game.engine.view(0))
-    move = bot_move(game, rng)
-    assert move is not None
-    game.apply(0, move)
-    game.apply(0, {"do": "undo"})
-    assert comparable(game.engine.view(0)) == before
+    undo_the_next_move(game, rng)
     assert max(c[0] for c in game.engine._checkpoints) >= 2 * CHECKPOINT_EVERY
 
 
@@ -178,10 +184,5 @@ def test_every_game_undoes_from_a_copy_past_the_first(name):
         assert move is not None, "the game of seed 0 lasts past the first copy"
         game.apply(0, move)
     assert [c[0] for c in game.engine._checkpoints] == [0, CHECKPOINT_EVERY]
-    before = comparable(game.engine.view(0))
-    move = bot_move(game, rng)
-    assert move is not None
-    game.apply(0, move)
-    game.apply(0, {"do": "undo"})
-    assert comparable(game.engine.view(0)) == before
+    before = undo_the_next_move(game, rng)
     assert comparable(game.replayed().view(0)) == before
