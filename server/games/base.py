@@ -686,7 +686,7 @@ class SoloGame(Game):
         undone: Action = pickle.loads(entries[target][2])
         self.__dict__.clear()
         self.__dict__.update(rebuilt.__dict__)
-        return [{"e": "undone", "action": dict(undone), "undos": self._undos}]
+        return [{"e": "undone", "action": undone, "undos": self._undos}]
 
 
 _PICKLE = pickle.HIGHEST_PROTOCOL
