@@ -392,23 +392,27 @@ def parse_args(argv: list[str] | None = None) -> Config:
     return config
 
 
-FULL_COLLECTION_EVERY = 100
-"""Middle-generation collections between two full ones (CPython's default: 10)."""
+MIDDLE_COLLECTION_EVERY = 50
+"""Young collections between two middle ones (CPython's default: 10)."""
+FULL_COLLECTION_EVERY = 20
+"""Middle collections between two full ones (CPython's default: 10): with
+:data:`MIDDLE_COLLECTION_EVERY`, a full collection may come once in 1,000 young
+ones, as with the 10 and 100 this server ran before."""
 
 
 def tune_gc() -> None:
-    """Make the collector's full passes rare and a little cheaper.
+    """Make the collector's middle and full passes rare and a little cheaper.
 
     A full collection walks every tracked object: with a thousand rooms it took
     60-120 ms, and at CPython's default pace (every ten middle collections, once
     the old generation has grown by a quarter) the server ran one every second
     or two under load, each a pause that every player waiting on a move felt.
-    Asking for 100 middle collections before a full one spaces them ten times
-    wider; garbage in cycles still goes, later. Freezing what the imports built
-    (modules, classes, functions: they live as long as the process) takes it out
-    of those walks. Called before the store opens and rooms are recovered: a
-    frozen object is never collected, and a recovered room must be freed once
-    its game is over.
+    Spacing them ten times wider than that (one in 1,000 young collections, not
+    one in 100) makes them rare; garbage in cycles still goes, later. Freezing
+    what the imports built (modules, classes, functions: they live as long as the
+    process) takes it out of those walks. Called before the store opens and rooms
+    are recovered: a frozen object is never collected, and a recovered room must
+    be freed once its game is over.
 
     The young threshold stays CPython's 700. A threshold of 50,000 (tried on
     26 Nov 2026) took the middle collections out of 20-second runs and with
@@ -419,12 +423,21 @@ def tune_gc() -> None:
     of 432-500 ms, until undo's entries and copies were kept pickled and
     Ishido's views stopped making a list per stone and square: the old
     generation then held a fifth as many objects, and no full collection came
-    in 90 s (one forced at the end took 216 ms). See tests/perf/RESULTS.md.
+    in 90 s (one forced at the end took 216 ms).
+
+    A middle collection walks what outlived a young one: each connection's
+    pending read and each room's kept views, some 20,000 objects at a thousand
+    rooms, whether it comes after 10 young collections or after 50. At 10 they
+    were 53 in a minute of a thousand rooms playing a move a second each, half
+    of them 10-25 ms; at 50, 11-12 (2.5-25 ms), and the time paused in them
+    went from 0.36 s to 0.14-0.15 s a minute, the moves over 5 ms (server's
+    histogram) from 0.11-0.21 % to 0.07-0.10 % (26 Nov 2026). See
+    tests/perf/RESULTS.md.
     """
     gc.collect()
     gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+    young, _, _ = gc.get_threshold()
+    gc.set_threshold(young, MIDDLE_COLLECTION_EVERY, FULL_COLLECTION_EVERY)
 
 
 async def serve_forever(config: Config) -> None:

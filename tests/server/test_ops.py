@@ -74,8 +74,10 @@ async def test_healthz_and_metrics(proc):
     assert counts['generation="2"'] >= 1  # the collection before the freeze, at least
     frozen = next(line for line in lines if line.startswith("tilehall_gc_frozen_objects "))
     assert int(frozen.split()[1]) > 10_000
-    # full collections after 100 middle ones, not CPython's 10 (see tune_gc)
-    assert 'tilehall_gc_threshold{generation="2"} 100' in lines
+    # middle collections after 50 young ones and full ones after 20 middle ones,
+    # not CPython's 10 and 10 (see tune_gc)
+    assert 'tilehall_gc_threshold{generation="1"} 50' in lines
+    assert 'tilehall_gc_threshold{generation="2"} 20' in lines
     assert any(line.startswith('tilehall_gc_threshold{generation="0"} ') for line in lines)
     assert get(f"{http}/nothing")[0] in (400, 404, 426)
 
