@@ -37,6 +37,7 @@ from tilehall.server.store.base import (
     FinishedRoom,
     NameTaken,
     RoomRecord,
+    RoomTaken,
     SeatRecord,
     Store,
     StoreUnavailable,
@@ -67,6 +68,10 @@ def _levels(game: str) -> list[str]:
 
 PAGE_DEFAULT = 50
 """Rooms in a ``rooms`` page when the request names no ``limit`` (at most 200)."""
+
+ROOM_ID_DRAWS = 8
+"""Ids drawn for a new room before giving up (:class:`RoomTaken` each time): a public
+room's id has 32 random bits, so a second draw is rare and a third rarer still."""
 
 PAGE_SCAN = 1000
 """Rooms a ``rooms`` request looks at, at most: what bounds its cost (about 1 ms)."""
@@ -698,22 +703,30 @@ class Lobby:
                 f"you have {open_rooms} rooms not over yet (at most {bound}): play or leave "
                 "them first; a waiting room nobody is in closes by itself",
             )
-        code = secrets.token_urlsafe(12) if private else None
-        room_id = secrets.token_urlsafe(12) if private else "r" + secrets.token_hex(4)
-        record = RoomRecord(
-            id=room_id,
-            game=game.name,
-            options=options,
-            seed=secrets.randbits(63),
-            seats=tuple(seats),
-            private_code=code,
-            created_at=self.clock.time(),
-            node=self.bus.place() if self.bus is not None else self.config.node,
-            creator=creator,
-            fill_at=fill[0] if fill else None,
-            fill_level=fill[1] if fill else None,
-        )
-        await self.store.create_room(record)
+        node = self.bus.place() if self.bus is not None else self.config.node
+        for attempt in range(1, ROOM_ID_DRAWS + 1):
+            code = secrets.token_urlsafe(12) if private else None
+            record = RoomRecord(
+                id=secrets.token_urlsafe(12) if private else "r" + secrets.token_hex(4),
+                game=game.name,
+                options=options,
+                seed=secrets.randbits(63),
+                seats=tuple(seats),
+                private_code=code,
+                created_at=self.clock.time(),
+                node=node,
+                creator=creator,
+                fill_at=fill[0] if fill else None,
+                fill_level=fill[1] if fill else None,
+            )
+            try:
+                await self.store.create_room(record)
+            except RoomTaken:
+                log.info("room id %s drawn again (draw %d): drawing another", record.id, attempt)
+                if attempt == ROOM_ID_DRAWS:
+                    raise
+                continue
+            break
         reply: dict[str, Any] = {"t": "created", "room": record.id}
         if code:
             reply["code"] = code

@@ -29,6 +29,7 @@ __all__ = [
     "PlayerRecord",
     "RatingRecord",
     "RoomRecord",
+    "RoomTaken",
     "ScoreRecord",
     "SeatRecord",
     "Store",
@@ -49,6 +50,17 @@ class NameTaken(Exception):
     See :mod:`tilehall.server.names`: the players table keeps each name's
     :func:`~tilehall.server.names.name_key` and
     :func:`~tilehall.server.names.skeleton` under unique indexes.
+    """
+
+
+class RoomTaken(Exception):
+    """A new room's id is already used by a room of the store, open or finished: the
+    lobby draws another.
+
+    A public room's id is short (``r`` and 8 hex digits, 32 random bits) so that
+    people can read and type it. Two of 10,000 rooms share one about once in 86
+    stores, and a store that has kept 100,000 rooms (finished games stay for
+    their replays) has seen about one such draw.
     """
 
 
@@ -190,7 +202,12 @@ class Store(ABC):
 
     # rooms
     @abstractmethod
-    async def create_room(self, room: RoomRecord) -> None: ...
+    async def create_room(self, room: RoomRecord) -> None:
+        """Keep a new room.
+
+        Raises:
+            RoomTaken: a room of the store, open or over, has its id; nothing changed.
+        """
 
     @abstractmethod
     async def set_seats(self, room: str, seats: Sequence[SeatRecord]) -> None: ...

@@ -47,6 +47,7 @@ from tilehall.server.store.base import (
     PlayerRecord,
     RatingRecord,
     RoomRecord,
+    RoomTaken,
     ScoreRecord,
     SeatRecord,
     Store,
@@ -394,23 +395,26 @@ class PostgresStore(Store):
 
     @_guarded
     async def create_room(self, room: RoomRecord) -> None:
-        await self.pool.execute(
-            "INSERT INTO rooms(id, game, options, seed, seats, private_code, status, node,"
-            " created_at, creator, fill_at, fill_level)"
-            " VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)",
-            room.id,
-            room.game,
-            json.dumps(room.options),
-            room.seed,
-            seats_json(room.seats),
-            room.private_code,
-            room.status,
-            room.node,
-            room.created_at,
-            room.creator,
-            room.fill_at,
-            room.fill_level,
-        )
+        try:
+            await self.pool.execute(
+                "INSERT INTO rooms(id, game, options, seed, seats, private_code, status, node,"
+                " created_at, creator, fill_at, fill_level)"
+                " VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)",
+                room.id,
+                room.game,
+                json.dumps(room.options),
+                room.seed,
+                seats_json(room.seats),
+                room.private_code,
+                room.status,
+                room.node,
+                room.created_at,
+                room.creator,
+                room.fill_at,
+                room.fill_level,
+            )
+        except asyncpg.UniqueViolationError:  # the only unique key of rooms is its id
+            raise RoomTaken(room.id) from None
 
     @_guarded
     async def set_seats(self, room: str, seats: Sequence[SeatRecord]) -> None:

@@ -37,6 +37,7 @@ from tilehall.server.store.base import (
     PlayerRecord,
     RatingRecord,
     RoomRecord,
+    RoomTaken,
     ScoreRecord,
     SeatRecord,
     Store,
@@ -412,24 +413,30 @@ class SQLiteStore(Store):
 
     async def create_room(self, room: RoomRecord) -> None:
         def work(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT INTO rooms(id, game, options, seed, seats, private_code, status, node,"
-                " created_at, creator, fill_at, fill_level) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    room.id,
-                    room.game,
-                    json.dumps(room.options),
-                    room.seed,
-                    seats_json(room.seats),
-                    room.private_code,
-                    room.status,
-                    room.node,
-                    room.created_at,
-                    room.creator,
-                    room.fill_at,
-                    room.fill_level,
-                ),
-            )
+            try:
+                db.execute(
+                    "INSERT INTO rooms(id, game, options, seed, seats, private_code, status,"
+                    " node, created_at, creator, fill_at, fill_level)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        room.id,
+                        room.game,
+                        json.dumps(room.options),
+                        room.seed,
+                        seats_json(room.seats),
+                        room.private_code,
+                        room.status,
+                        room.node,
+                        room.created_at,
+                        room.creator,
+                        room.fill_at,
+                        room.fill_level,
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                if exc.sqlite_errorname == "SQLITE_CONSTRAINT_PRIMARYKEY":  # the id, the only key
+                    raise RoomTaken(room.id) from None
+                raise
 
         await self._run(self._tx, work)
 

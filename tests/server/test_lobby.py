@@ -7,8 +7,27 @@ and the clients' tests.
 from __future__ import annotations
 
 import hashlib
+import secrets
+from typing import Any
+
+import tilehall.server.lobby as lobby_module
 
 from tests.memory import MemoryMember
+
+
+class DrawnIds:
+    """``secrets`` as the lobby uses it, with public room ids drawn from a list: two
+    rooms drawing the same 32 random bits happens about once in 86 stores of
+    10,000 rooms, so a test names the draws instead of waiting for one."""
+
+    def __init__(self, *ids: str) -> None:
+        self.ids = list(ids)
+
+    def token_hex(self, nbytes: int) -> str:
+        return self.ids.pop(0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(secrets, name)
 
 
 async def test_hello_creates_a_player_and_the_token_brings_it_back(house):
@@ -68,6 +87,32 @@ async def test_create_validates_game_and_options_by_name(house):
     err = await house.call(a, {"t": "create", "game": "ishido", "seats": ["a", "b"]})
     assert err["code"] == "bad_seats"
     assert (await house.call(a, {"t": "rooms"}))["rooms"] == []
+
+
+async def test_a_room_id_drawn_twice_is_drawn_again(house, monkeypatch):
+    monkeypatch.setattr(lobby_module, "secrets", DrawnIds("0badcafe", "0badcafe", "12345678"))
+    ada, bob = await house.player("Ada"), await house.player("Bob")
+    first = await house.call(ada, {"t": "create", "game": "mathable", "seats": ["Ada", "Zoe"]})
+    assert first["room"] == "r0badcafe"
+    second = await house.call(bob, {"t": "create", "game": "ishido"})
+    assert second == {"t": "created", "room": "r12345678", "re": second["re"]}
+    assert sorted(house.lobby.rooms) == ["r0badcafe", "r12345678"]
+    kept = await house.store.room("r0badcafe")
+    assert kept is not None and kept.game == "mathable" and kept.seats[0].name == "Ada"
+    assert (await house.call(bob, {"t": "join", "room": "r12345678"}))["view"]["game"] == "ishido"
+
+
+async def test_a_room_id_taken_at_every_draw_is_an_internal_error_that_changes_nothing(
+    house, monkeypatch
+):
+    draws = DrawnIds(*["0badcafe"] * (1 + lobby_module.ROOM_ID_DRAWS))
+    monkeypatch.setattr(lobby_module, "secrets", draws)
+    ada = await house.player("Ada")
+    assert (await house.call(ada, {"t": "create", "game": "ishido"}))["room"] == "r0badcafe"
+    err = await house.call(ada, {"t": "create", "game": "lines"})
+    assert err["code"] == "internal_error", err
+    assert draws.ids == [] and list(house.lobby.rooms) == ["r0badcafe"]
+    assert (await house.store.room("r0badcafe")).game == "ishido"
 
 
 async def test_rooms_lists_public_rooms_with_seats_and_spectators(house):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 
 import pytest
 from tilehall.server.store import open_store
@@ -15,6 +16,7 @@ from tilehall.server.store.base import (
     JournalEntry,
     NameTaken,
     RoomRecord,
+    RoomTaken,
     ScoreRecord,
     SeatRecord,
     Store,
@@ -110,6 +112,26 @@ async def test_rooms_seats_status_and_unfinished_by_node(store: Store):
     assert await store.unfinished_rooms("") == []
     await store.finish_room("rb", {"winners": [0]}, [], 9.0)
     assert [r.id for r in await store.unfinished_rooms("n1")] == ["ra"]
+
+
+async def test_a_room_id_already_kept_is_refused_and_changes_nothing(store: Store):
+    """Public room ids are 32 random bits: two rooms of a store do draw the same one
+    (about once in 86 stores of 10,000 rooms). The store says so, for open and
+    finished rooms alike, and keeps the room it had."""
+    first = room_record("r0badcafe", node="n1")
+    await store.create_room(first)
+    second = replace(room_record("r0badcafe", node="n2", seats=4), game="ishido", options={})
+    with pytest.raises(RoomTaken):
+        await store.create_room(second)
+    assert await store.room("r0badcafe") == first
+    await store.finish_room("r0badcafe", {"winners": [0]}, [], 9.0)
+    with pytest.raises(RoomTaken):
+        await store.create_room(second)
+    kept = await store.room("r0badcafe")
+    assert kept is not None and kept.game == "mathable" and kept.status == "over"
+    # the store still takes new rooms
+    await store.create_room(replace(second, id="r12345678"))
+    assert await store.room("r12345678") == replace(second, id="r12345678")
 
 
 async def test_exactly_one_claimant_gets_a_dead_nodes_room(store_url):
