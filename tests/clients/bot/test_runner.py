@@ -7,11 +7,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tilehall.clients.bot import Bot, GameResult, level_bot, play_games, play_seat, run
+from tilehall.clients.bot import (
+    Bot,
+    GameResult,
+    level_bot,
+    play_games,
+    play_seat,
+    random_name,
+    run,
+)
 from tilehall.clients.connection import Connection
 from tilehall.server.app import Server
 from tilehall.server.bots import bot_levels
 from tilehall.server.games import all_games
+from tilehall.server.names import MAX_NAME, is_bot_name, validate_name
 
 SMALL: dict[str, dict[str, Any]] = {
     # Small boards where a game has them, so that a whole game takes seconds.
@@ -188,3 +197,13 @@ async def test_works_only_from_views(url: str) -> None:
     async with Connection(url, name="checker") as conn:
         joined = await conn.watch(result.room)
     assert joined["seq"] == result.moves + 1  # the start, then each of our moves
+
+
+def test_a_bots_random_name_is_a_valid_name_drawn_from_40_bits():
+    names = {random_name() for _ in range(1000)}
+    assert len(names) == 1000
+    for name in names:
+        assert validate_name(name) == name and len(name) <= MAX_NAME
+        assert not is_bot_name(name)  # COMP names are the server's own bots'
+        assert name.startswith("bot-") and len(name) == len("bot-") + 10
+        int(name[4:], 16)
