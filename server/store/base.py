@@ -39,6 +39,7 @@ __all__ = [
     "rating_changes",
     "rating_from_row",
     "room_from_row",
+    "room_row",
     "score_from_row",
     "seats_json",
 ]
@@ -393,6 +394,25 @@ ROOM_COLUMNS = (
     " fill_at, fill_level"
 )
 """The columns :func:`room_from_row` reads, in its order."""
+
+
+def room_row(room: RoomRecord) -> tuple[Any, ...]:
+    """``room`` as the values of :data:`ROOM_COLUMNS`, in their order (what
+    :func:`room_from_row` reads back)."""
+    return (
+        room.id,
+        room.game,
+        json.dumps(room.options),
+        room.seed,
+        seats_json(room.seats),
+        room.private_code,
+        room.created_at,
+        room.status,
+        room.node,
+        room.creator,
+        room.fill_at,
+        room.fill_level,
+    )
 
 
 def room_from_row(row: Sequence[Any]) -> RoomRecord:

@@ -57,6 +57,7 @@ from tilehall.server.store.base import (
     rating_changes,
     rating_from_row,
     room_from_row,
+    room_row,
     score_from_row,
     seats_json,
 )
@@ -397,21 +398,9 @@ class PostgresStore(Store):
     async def create_room(self, room: RoomRecord) -> None:
         try:
             await self.pool.execute(
-                "INSERT INTO rooms(id, game, options, seed, seats, private_code, status, node,"
-                " created_at, creator, fill_at, fill_level)"
+                f"INSERT INTO rooms({_ROOM_COLUMNS})"  # options and seats: jsonb
                 " VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)",
-                room.id,
-                room.game,
-                json.dumps(room.options),
-                room.seed,
-                seats_json(room.seats),
-                room.private_code,
-                room.status,
-                room.node,
-                room.created_at,
-                room.creator,
-                room.fill_at,
-                room.fill_level,
+                *room_row(room),
             )
         except asyncpg.UniqueViolationError:  # the only unique key of rooms is its id
             raise RoomTaken(room.id) from None

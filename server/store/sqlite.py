@@ -47,6 +47,7 @@ from tilehall.server.store.base import (
     rating_changes,
     rating_from_row,
     room_from_row,
+    room_row,
     score_from_row,
     seats_json,
 )
@@ -415,23 +416,8 @@ class SQLiteStore(Store):
         def work(db: sqlite3.Connection) -> None:
             try:
                 db.execute(
-                    "INSERT INTO rooms(id, game, options, seed, seats, private_code, status,"
-                    " node, created_at, creator, fill_at, fill_level)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        room.id,
-                        room.game,
-                        json.dumps(room.options),
-                        room.seed,
-                        seats_json(room.seats),
-                        room.private_code,
-                        room.status,
-                        room.node,
-                        room.created_at,
-                        room.creator,
-                        room.fill_at,
-                        room.fill_level,
-                    ),
+                    f"INSERT INTO rooms({ROOM_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    room_row(room),
                 )
             except sqlite3.IntegrityError as exc:
                 if exc.sqlite_errorname == "SQLITE_CONSTRAINT_PRIMARYKEY":  # the id, the only key
