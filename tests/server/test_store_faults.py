@@ -306,6 +306,10 @@ async def test_postgresql_stopped_and_started_again(tmp_path, private_pg):
         await w.wait_for(suspended(room))
         refused = await house.call(MemoryMember(), {"t": "hello", "v": 1, "name": "Nell"})
         assert refused["code"] == "unavailable"
+        # a new room neither: no id drawn again for it, no room in memory without its row
+        made = await house.call(a, {"t": "create", "game": "lines"})
+        assert made["code"] == "unavailable", made
+        assert list(house.lobby.rooms) == [room]
         for _ in range(3):  # the probe keeps failing meanwhile
             house.clock.advance(house.lobby.health.retry_after)
             await asyncio.sleep(0.05)
