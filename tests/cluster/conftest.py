@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import os
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
@@ -87,8 +86,8 @@ class Cluster:
     def stop(self) -> None:
         for name, node in self.nodes.items():
             node.stop()
-            if os.environ.get("CLUSTER_LOGS"):  # to see what each node said
-                print(f"---- {name}\n" + "".join(node.log))
+            # What each node said: pytest shows it under a failed test (and with -s).
+            print(f"---- {name}\n" + "".join(node.log))
 
 
 @pytest.fixture
