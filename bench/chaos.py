@@ -240,7 +240,8 @@ class Conn:
 
     @classmethod
     async def open(cls, url: str, node: str, player: Player) -> Conn:
-        ws = await asyncio.wait_for(connect(url, max_size=2**22, open_timeout=3), 4)
+        async with asyncio.timeout(4):
+            ws = await connect(url, max_size=2**22, open_timeout=3)
         return cls(ws, node, player)
 
     async def _read(self) -> None:
@@ -274,7 +275,8 @@ class Conn:
         self.waiting[rid] = fut
         try:
             await self.ws.send(encode({**msg, "id": rid}))
-            return await asyncio.wait_for(fut, timeout)
+            async with asyncio.timeout(timeout):
+                return await fut
         except ConnectionClosed as exc:
             raise ConnectionError("the connection closed") from exc
         finally:
@@ -284,7 +286,8 @@ class Conn:
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.ws.close(), 2)
+            async with asyncio.timeout(2):
+                await self.ws.close()
         self.reader.cancel()
 
 
@@ -343,7 +346,8 @@ class Player:
                 return False
             changed = self._changed
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), left)
+                async with asyncio.timeout(left):
+                    await changed.wait()
         return True
 
     # connections
@@ -1013,10 +1017,12 @@ class ClusterBench(Bench):
         await self.stop_players()
         if self.store is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.store.close(), 5)
+                async with asyncio.timeout(5):
+                    await self.store.close()
         if self.db is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.db.close(), 2)
+                async with asyncio.timeout(2):
+                    await self.db.close()
         self.stop_nodes()
         self.broker.stop()
         self.pg.close()
@@ -1036,7 +1042,8 @@ class ClusterBench(Bench):
         async with self.db_lock:
             try:
                 db = await self._connect_db()
-                return list(await asyncio.wait_for(db.fetch(sql, *args), 5))
+                async with asyncio.timeout(5):
+                    return list(await db.fetch(sql, *args))
             except Exception:
                 if self.db is not None:
                     self.db.terminate()

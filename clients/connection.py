@@ -381,7 +381,8 @@ class Connection:
 
     async def _request_once(self, msg: dict[str, Any], rejoin: bool = False) -> dict[str, Any]:
         if not self._ready.is_set():
-            await asyncio.wait_for(self._ready.wait(), self.timeout)
+            async with asyncio.timeout(self.timeout):
+                await self._ready.wait()
         rid = next(self._ids)
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = fut
@@ -389,7 +390,8 @@ class Connection:
             self._rejoins.add(rid)
         try:
             await self.send({**msg, "id": rid})
-            reply = await asyncio.wait_for(fut, self.timeout)
+            async with asyncio.timeout(self.timeout):
+                reply = await fut
         finally:
             self._waiting.pop(rid, None)
             self._rejoins.discard(rid)
@@ -448,13 +450,15 @@ class Connection:
 
     async def _act_once(self, room: str, action: dict[str, Any]) -> dict[str, Any] | None:
         if not self._ready.is_set():
-            await asyncio.wait_for(self._ready.wait(), self.timeout)
+            async with asyncio.timeout(self.timeout):
+                await self._ready.wait()
         rid = next(self._ids)
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = fut
         try:
             await self.send({"t": "act", "room": room, "action": action, "id": rid})
-            reply = await asyncio.wait_for(fut, self.timeout)
+            async with asyncio.timeout(self.timeout):
+                reply = await fut
         finally:
             self._waiting.pop(rid, None)
         if reply["t"] == "error":
@@ -463,7 +467,8 @@ class Connection:
 
     async def next_pushed(self, timeout: float | None = None) -> dict[str, Any]:
         """The next pushed frame (``update``, ``room``, ``chat``, or ``_reconnecting`` ...)."""
-        return await asyncio.wait_for(self._pushed.get(), timeout)
+        async with asyncio.timeout(timeout):
+            return await self._pushed.get()
 
     async def pushed(self) -> AsyncIterator[dict[str, Any]]:
         """Every pushed frame, until the connection is closed for good."""

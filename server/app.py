@@ -169,10 +169,8 @@ class Server:
                     {"t": "reconnect", "url": urls[i % len(urls)], "reason": "node stopping"}
                 )
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    asyncio.gather(*(s.drained() for s in sessions)),
-                    self.config.limits.close_timeout,
-                )
+                async with asyncio.timeout(self.config.limits.close_timeout):
+                    await asyncio.gather(*(s.drained() for s in sessions))
         if self.ws_server is not None:
             self.ws_server.close(close_connections=True)
             await self.ws_server.wait_closed()

@@ -164,7 +164,8 @@ class FanOut:
         end = time.monotonic() + timeout
         while self.watching < self.alive:
             self._event.clear()
-            await asyncio.wait_for(self._event.wait(), max(0.01, end - time.monotonic()))
+            async with asyncio.timeout(max(0.01, end - time.monotonic())):
+                await self._event.wait()
 
     async def window_open(self, seq: int, timeout: float = 30.0) -> None:
         """Wait until every live spectator has the update ``seq - window``."""
@@ -176,7 +177,8 @@ class FanOut:
             if left <= 0:
                 raise TimeoutError(f"spectators stuck at update {need}")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._event.wait(), min(left, 1.0))
+                async with asyncio.timeout(min(left, 1.0)):
+                    await self._event.wait()
 
 
 def pct(now: float | None, before: float | None, elapsed: float) -> float | None:

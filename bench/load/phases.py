@@ -296,7 +296,8 @@ class Harness:
                 waiters[wire] = fut
                 t0 = time.monotonic()
                 wire.send(bare_request(b"e", tag, size, reply))
-                t1 = await asyncio.wait_for(fut, 30.0)
+                async with asyncio.timeout(30.0):
+                    t1 = await fut
                 lat.add(t1 - t0)
                 done += 1
 
@@ -449,7 +450,8 @@ class Harness:
                 sent_at[seq] = t0
                 pub.send(bare_request(b"b", seq, size, reply))
                 fan.expected += fan.alive
-                lat.add(await asyncio.wait_for(fut, 30.0) - t0)
+                async with asyncio.timeout(30.0):
+                    lat.add(await fut - t0)
             await fan.window_open(seq + self.cfg.window, timeout=30.0)
         elapsed = time.monotonic() - t_start
         lost = n - fan.alive

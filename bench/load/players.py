@@ -114,7 +114,8 @@ class Client:
     async def request(self, msg: dict[str, Any], timeout: float = 60.0) -> Reply:
         rid, _ = self.send(msg)
         try:
-            return await asyncio.wait_for(self.expect(rid), timeout)
+            async with asyncio.timeout(timeout):
+                return await self.expect(rid)
         finally:
             self.waiting.pop(rid, None)
 
@@ -187,7 +188,8 @@ class Player:
         self.stats.act_bytes += self.c.last_sent
         fut = self.c.expect(rid)
         self.sent_at[self.seq + 1] = t0
-        reply, t1 = await asyncio.wait_for(fut, 30.0)
+        async with asyncio.timeout(30.0):
+            reply, t1 = await fut
         if reply["t"] != "update":
             return False  # an error, counted by the client
         self.stats.latency.add(t1 - t0)

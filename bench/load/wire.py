@@ -151,8 +151,8 @@ async def open_wire(
 ) -> Wire:
     """Connect and finish the opening handshake."""
     loop = asyncio.get_running_loop()
-    _, wire = await asyncio.wait_for(
-        loop.create_connection(lambda: Wire(host, port, on_frame), host, port), timeout
-    )
-    await asyncio.wait_for(asyncio.shield(wire.opened), timeout)
+    async with asyncio.timeout(timeout):
+        _, wire = await loop.create_connection(lambda: Wire(host, port, on_frame), host, port)
+    async with asyncio.timeout(timeout):
+        await asyncio.shield(wire.opened)
     return wire

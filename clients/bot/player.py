@@ -170,7 +170,8 @@ async def play_room(
         # leave it waiting for us for good; a second interrupt cuts this short.
         out.stopped = "interrupted"
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(_give_up(conn, state), GIVE_UP_SECONDS)
+            async with asyncio.timeout(GIVE_UP_SECONDS):
+                await _give_up(conn, state)
         _finish(out, state, started, "interrupted")
         raise
     _finish(out, state, started, out.status)

@@ -180,7 +180,8 @@ class Net:
             except (OSError, TimeoutError, ConnectionLost) as exc:
                 self.inbox.put({"t": "_offline", "message": f"cannot reach {self.url}: {exc}"})
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), self.retry)
+                async with asyncio.timeout(self.retry):
+                    await self._stop.wait()
         return None
 
     async def _pump(self, conn: Connection) -> None:

@@ -133,14 +133,16 @@ class Leases:
         if self._conn is not None:
             conn, self._conn = self._conn, None
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(conn.close(), 1.0)
+                async with asyncio.timeout(1.0):
+                    await conn.close()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             started = loop.time()
             try:
-                await asyncio.wait_for(self._beat(), self.lease / 2)
+                async with asyncio.timeout(self.lease / 2):
+                    await self._beat()
             except (StoreUnavailable, TimeoutError, OSError) as exc:
                 if self.healthy_since is not None:
                     log.warning("node %s: lease not renewed (%s)", self.node, exc)

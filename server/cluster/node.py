@@ -150,7 +150,8 @@ class Cluster:
             self.directory.changed(room)
         self.bus.start()
         try:
-            await asyncio.wait_for(self.bus.connected.wait(), CONNECT_TIMEOUT)
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                await self.bus.connected.wait()
         except TimeoutError:
             log.error("broker %s unreachable; serving, and still trying", self.bus.where)
 
@@ -521,7 +522,8 @@ class Cluster:
             await self._publish_now(
                 self.topics.inbox(record.node), pack({"op": "adopt", "room": record.id})
             )
-            await asyncio.wait_for(placed, PLACE_TIMEOUT)
+            async with asyncio.timeout(PLACE_TIMEOUT):
+                await placed
             return None
         except Exception as exc:  # the bus is down, or no answer: keep it here
             log.warning(

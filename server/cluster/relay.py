@@ -98,7 +98,8 @@ class RemoteRoom:
         event = self.syncing.get(session)
         if event is not None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), REQUEST_TIMEOUT)
+                async with asyncio.timeout(REQUEST_TIMEOUT):
+                    await event.wait()
 
     def _require_member(self, session: Member) -> None:
         if session not in self.members:
@@ -378,7 +379,8 @@ class Relay:
         }
         try:
             await self._publish(self.topics.inbox(room.host), pack(request))
-            await asyncio.wait_for(future, REQUEST_TIMEOUT)
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                await future
         except aiomqtt.MqttError:
             raise ProtocolError(
                 ErrorCode.UNAVAILABLE,

@@ -357,7 +357,8 @@ class PostgresStore(Store):
             await asyncio.shield(self._flusher)
         if self._pool is not None:
             try:
-                await asyncio.wait_for(self._pool.close(), CONNECT_TIMEOUT)
+                async with asyncio.timeout(CONNECT_TIMEOUT):
+                    await self._pool.close()
             except Exception:  # the database is gone: do not wait on it
                 self._pool.terminate()
             self._pool = None

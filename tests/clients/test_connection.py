@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from typing import Any
 
 import pytest
 from tilehall.clients.connection import Connection, ServerError
@@ -242,3 +243,43 @@ async def test_a_server_that_lost_its_last_moves_is_followed_back(tmp_path):
         await conn.close()
     finally:
         proc.stop()
+
+
+class _CancelOnReply(dict[int, "asyncio.Future[Any]"]):
+    """The connection's waiting replies, each set to cancel ``task`` once it is resolved.
+
+    The callback is added as the future is stored, so it runs first once the reply
+    comes: before the requester can resume, as a Ctrl-C handled in that step would.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.task: asyncio.Task[Any] | None = None
+
+    def __setitem__(self, rid: int, fut: asyncio.Future[Any]) -> None:
+        super().__setitem__(rid, fut)
+        fut.add_done_callback(lambda _: self.task.cancel() if self.task else None)
+
+
+@pytest.mark.parametrize("call", ["request", "act"])
+async def test_a_cancel_that_comes_with_the_reply_is_not_lost(url, call):
+    """Ctrl-C on a bot may land in the very step its reply arrives.
+
+    Python 3.11's ``asyncio.wait_for`` then returned the reply and dropped the
+    cancellation: the bot played on, and a fresh-clone CI run timed out waiting
+    for it to quit. Here the cancel comes in that step every time.
+    """
+    async with Connection(url, name="Ada", reconnect=False) as conn:
+        room = (await conn.request({"t": "create", "game": "ishido"}))["room"]
+        joined = await conn.join(room)
+        waiting, conn._waiting = conn._waiting, _CancelOnReply()
+        if call == "request":
+            waiting_for = conn.request({"t": "rooms"})
+        else:
+            waiting_for = conn.act(room, {"do": "place", "at": joined["view"]["legal"][0]})
+        conn._waiting.task = task = asyncio.create_task(waiting_for)
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        conn._waiting = waiting
+        # the connection is still good for the next request
+        assert (await conn.request({"t": "rooms"}))["t"] == "rooms"
