@@ -439,31 +439,7 @@ class Connection:
         so this waits for the update carrying ``re``, or for the error. Like
         :meth:`request`, it sends again after a ``rate_limited`` refusal.
         """
-        for pause in RATE_LIMIT_PAUSES:
-            try:
-                return await self._act_once(room, action)
-            except ServerError as exc:
-                if exc.code != "rate_limited":
-                    raise
-                await asyncio.sleep(exc.retry_after or pause)
-        return await self._act_once(room, action)
-
-    async def _act_once(self, room: str, action: dict[str, Any]) -> dict[str, Any] | None:
-        if not self._ready.is_set():
-            async with asyncio.timeout(self.timeout):
-                await self._ready.wait()
-        rid = next(self._ids)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[rid] = fut
-        try:
-            await self.send({"t": "act", "room": room, "action": action, "id": rid})
-            async with asyncio.timeout(self.timeout):
-                reply = await fut
-        finally:
-            self._waiting.pop(rid, None)
-        if reply["t"] == "error":
-            raise ServerError.from_reply(reply)
-        return reply
+        return await self._request({"t": "act", "room": room, "action": action})
 
     async def next_pushed(self, timeout: float | None = None) -> dict[str, Any]:
         """The next pushed frame (``update``, ``room``, ``chat``, or ``_reconnecting`` ...)."""
