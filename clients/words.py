@@ -536,6 +536,8 @@ ERRORS: dict[str, str] = {
 """Every error code of PROTOCOL.md §Error codes, and the codes all games share, in words."""
 
 _DETAILED = {
+    "name_taken",
+    "name_reserved",
     "bad_name",
     "bad_option",
     "bad_seats",
@@ -547,7 +549,7 @@ _DETAILED = {
     "unknown_action",
     "unknown_room",
 }
-"""Codes whose message says which field or value: the words then quote it."""
+"""Codes whose message says which field, value or room is wrong: the server's words then."""
 
 _CELL = re.compile(r"(?<![\w\]])\[(-?\d+), (-?\d+)\]")
 _STONE = re.compile(r"\b(stone|holds) \[(\d+), (\d+)\]")
@@ -558,15 +560,16 @@ def error_text(code: str, message: str, *, game: str | None = None) -> str:
     """A refusal as the player reads it: the words for ``code``, the server's detail named
     the board's way (squares ``i6``, tiles and stones as labelled).
 
-    A game rule's refusal (``occupied``, ``no_match``...) is the server's own message,
-    which quotes the move; a request's (``stale``, ``unavailable``...) is said plainly.
+    A game rule's refusal (``occupied``, ``no_match``...), or one that names the field or
+    value at fault (``bad_option``, ``unknown_room``...), is the server's own message,
+    which quotes it; a request's (``stale``, ``unavailable``...) is said plainly.
     """
     detail = board_words(message, game=game)
     known = ERRORS.get(code)
     if known is None:  # a game's own rule: its message says what and where
         return detail or code.replace("_", " ")
     if code in _DETAILED and detail:
-        return f"{known} ({detail})"
+        return detail
     return known
 
 

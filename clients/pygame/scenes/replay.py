@@ -24,8 +24,9 @@ import pygame
 from tilehall.clients.model import ReplayModel, RoomModel, ServerClock
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes import scene_for
-from tilehall.clients.pygame.scenes.base import PAD, GameScene, Scene, draw_bar, paused_why
+from tilehall.clients.pygame.scenes.base import PAD, GameScene, Scene, draw_bar
 from tilehall.clients.pygame.widgets import Button
+from tilehall.clients.words import paused_why
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.app import App
@@ -264,7 +265,8 @@ class ReplayScene(Scene):
         if revealed:
             out.append(("revealed: " + ", ".join(revealed), d.ACCENT))
         if view.get("paused"):
-            why = paused_why(str(view["paused"]), len(frame.get("players") or []))
+            seats = len(frame.get("players") or [])
+            why = paused_why(str(view["paused"]), seats=seats, player=False)
             out.append((f"paused here: {why}", d.GOLD))
         if view.get("status") == "over" and self.board is not None:
             out.append((self.outcome(view), d.GOLD))

@@ -13,6 +13,7 @@ from tilehall.clients.cli.lobby import LobbyScreen
 from tilehall.clients.cli.look import cell_name
 from tilehall.clients.cli.widgets import StatusLine
 from tilehall.clients.connection import Connection
+from tilehall.clients.words import Said, Tone
 from tilehall.server.bots.mathable import EasyBot
 
 from tests.clients.cli.util import (
@@ -250,7 +251,7 @@ async def test_a_stand_in_plays_for_an_away_player_until_they_are_back(url):
             await pilot.press("e")  # bob's turn next
         await until(pilot, lambda: events.of("stand_in"), timeout=10)
         [stand_in] = events.of("stand_in")
-        assert screen.said(stand_in) == ("COMP plays for bob, who is away", "bold")
+        assert screen.words().event(stand_in) == Said("COMP plays for bob, who is away", Tone.NOTE)
         await until(pilot, lambda: screen.model.stood_in(0))
         side = screen.side().plain
         assert "C = COMP plays for bob (away)" in side
@@ -260,7 +261,8 @@ async def test_a_stand_in_plays_for_an_away_player_until_they_are_back(url):
             await back.join(room)
             await until(pilot, lambda: events.of("stand_back"), timeout=10)
             [stand_back] = events.of("stand_back")
-            assert screen.said(stand_back) == ("bob is back and plays again", "bold")
+            back = Said("bob is back and plays again", Tone.GOOD)
+            assert screen.words().event(stand_back) == back
             await until(pilot, lambda: not screen.model.stood_in(0))
             assert "C = COMP" not in screen.side().plain
 
