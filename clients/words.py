@@ -375,8 +375,7 @@ _MATCHIT_EVENTS: dict[str, _Teller] = {
     "stuck": lambda w, ev: Said("No pair is left!", Tone.BAD),
     "giveup": lambda w, ev: Said("Sheet given up!", Tone.BAD),
     "life_lost": lambda w, ev: Said(
-        f"A life lost ({_LIFE.get(ev.get('reason', ''), ev.get('reason'))}), "
-        f"{ev['lives']} left",
+        f"A life lost ({_LIFE.get(ev.get('reason', ''), ev.get('reason'))}), {ev['lives']} left",
         Tone.BAD,
     ),
     "sheet": lambda w, ev: Said(f"Sheet {ev['level']}: {ev['sheet_time']} s"),

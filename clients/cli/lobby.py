@@ -290,6 +290,7 @@ class QuickScreen(ModalScreen[dict[str, Any] | None]):
         Binding("escape", "cancel", "cancel"),
         Binding("enter", "submit", "play"),
     ]
+
     def __init__(self, games: dict[str, dict[str, Any]]) -> None:
         super().__init__()
         self.games = games

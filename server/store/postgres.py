@@ -747,10 +747,7 @@ class PostgresStore(Store):
     @_guarded
     async def purge_journals(self, finished_before: float, batch: int = 100) -> int:
         async with self.pool.acquire() as conn, conn.transaction():
-            rooms = [
-                row[0]
-                for row in await conn.fetch(Q.purge_listed, finished_before, batch)
-            ]
+            rooms = [row[0] for row in await conn.fetch(Q.purge_listed, finished_before, batch)]
             rooms += [
                 row[0]
                 for row in await conn.fetch(Q.purge_unlisted, finished_before, batch - len(rooms))
@@ -836,4 +833,3 @@ async def _rate(conn: asyncpg.Connection, game: RatedGame, now: float) -> None:
 
 _NEW = (Rating().rating, Rating().rd, Rating().vol)
 """A new player's rating, deviation and volatility, as a new row's values."""
-

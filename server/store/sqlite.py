@@ -578,10 +578,7 @@ class SQLiteStore(Store):
 
     async def purge_journals(self, finished_before: float, batch: int = 100) -> int:
         def work(db: sqlite3.Connection) -> int:
-            rooms = [
-                row[0]
-                for row in db.execute(Q.purge_listed, (finished_before, batch))
-            ]
+            rooms = [row[0] for row in db.execute(Q.purge_listed, (finished_before, batch))]
             rooms += [
                 row[0]
                 for row in db.execute(Q.purge_unlisted, (finished_before, batch - len(rooms)))
@@ -606,9 +603,7 @@ class SQLiteStore(Store):
     ) -> list[RatingRecord]:
         def work() -> list[RatingRecord]:
             rating, name = after or (math.inf, "")  # before the first page: above everyone
-            rows = self.db.execute(
-                Q.leaderboard, (game, rating, rating, name, limit)
-            ).fetchall()
+            rows = self.db.execute(Q.leaderboard, (game, rating, rating, name, limit)).fetchall()
             return [rating_from_row(row) for row in rows]
 
         return await self._run(work)
