@@ -210,17 +210,9 @@ class ReplayScene(Scene):
         """What a position's events were, when the game's scene said nothing of them."""
         if [ev.get("e") for ev in events] == ["started"]:
             return "the deal"
-        parts = []
-        for ev in events:
-            what = str(ev.get("e", "?")).replace("_", " ")
-            seat = ev.get("seat")
-            if isinstance(seat, int) and self.board is not None:
-                what = f"{self.board.model.seat_name(seat)} {what}"
-            if isinstance(ev.get("tile"), int):
-                what += f" {ev['tile']}"
-            if isinstance(ev.get("points"), int) and ev["points"]:
-                what += f" ({ev['points']:+d})"
-            parts.append(what)
+        if self.board is None:
+            return "nothing"
+        parts = [said.text for said in self.board.words().events(events)]
         return ", ".join(parts) or "nothing"
 
     # -- input ----------------------------------------------------------------------
