@@ -248,7 +248,7 @@ class Lobby:
         """
         try:
             room = self._room(record)
-            room.replay(await self.store.journal(record.id))
+            room.rebuild(await self.store.journal(record.id))
         except Exception:
             log.exception("room %s could not be recovered; left as it is", record.id)
             return None
@@ -373,7 +373,7 @@ class Lobby:
         """
         self._keep(room)
         result = {"expired" if expired else "closed": reason}
-        async with room.lock:
+        async with room.between_moves():
             room.close()
             await self.store.finish_room(room.id, result, [], self.clock.time())
         data = encode({"t": "error", "code": ErrorCode.ROOM_CLOSED, "message": reason})
@@ -916,15 +916,16 @@ class Lobby:
     ) -> dict[str, Any]:
         """Make ``session`` a member and give it the room's view at its journal's seq.
 
-        Under the room's lock: an act holds it from the engine's step until its
-        append is confirmed and broadcast, and the engine already holds the move
-        while the append is in flight. A newcomer let in then would be shown a move
-        the journal may never hold (the node killed, the disk full) under the seq
-        before it, and would then get that move again as an update: a forked game.
+        The view is the committed one (:class:`~tilehall.server.roomcore.RoomCore`):
+        while a move waits for its append the engine holds it already, and a
+        newcomer shown it would see a move the journal may never hold (the node
+        killed, the disk full), then get it again as an update: a forked game.
+        When the core kept no view of the committed seq for this seat, the
+        newcomer waits for the append to settle (never for the room's lock).
         """
-        async with room.lock:
-            room.check_open()  # the append it waited for may have suspended the room
-            return self._enter_now(session, room, seat, msg)
+        await room.settled(seat)
+        room.check_open()  # the append it waited for may have suspended the room
+        return self._enter_now(session, room, seat, msg)
 
     def _enter_now(
         self, session: Member, room: Room, seat: int | None, msg: dict[str, Any]

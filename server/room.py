@@ -32,27 +32,28 @@ whose queue is full is disconnected, the others are not delayed.
 from __future__ import annotations
 
 import asyncio
-import collections
+import contextlib
 import logging
+import pickle
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from tilehall.protocol import ErrorCode, GameCode, ProtocolError, encode
-from tilehall.protocol.patch import Patch, diff, shorten_events
+from tilehall.protocol import ErrorCode, ProtocolError, encode
 from tilehall.server.bots import Bot, find_bot
 from tilehall.server.clock import Clock, Timer
 from tilehall.server.config import Limits
 from tilehall.server.games import Game, Status
 from tilehall.server.games.base import TICK, Event, GameError, Pause
-from tilehall.server.games.replay import RESUME, START, away, stand_back, stand_in, step
+from tilehall.server.games.replay import RESUME, START, away, stand_back, stand_in
 from tilehall.server.member import Member
 from tilehall.server.names import same_name
 from tilehall.server.ops import Metrics
 from tilehall.server.ratings import RatedGame, Seat, is_rated
+from tilehall.server.roomcore import Pending, RoomCore, timed, view_patch, visible
 from tilehall.server.store.base import (
     AppendRefused,
     JournalEntry,
@@ -64,15 +65,9 @@ from tilehall.server.store.base import (
 )
 from tilehall.server.store.health import MIN_RETRY_AFTER, StoreHealth
 
-__all__ = ["START", "Room", "RoomServices", "visible"]
+__all__ = ["START", "Room", "RoomServices", "view_patch", "visible"]
 
 log = logging.getLogger(__name__)
-
-PRIVATE = "_to"
-"""The event key that makes an event private to one seat (see server.games.base)."""
-
-RECENT = 256
-"""Updates kept in memory so a reconnecting client can catch up without a snapshot."""
 
 REBUILD_BACKOFF = (0.1, 30.0)
 """First and longest pause between two attempts to rebuild a suspended room whose
@@ -136,20 +131,16 @@ class Room:
         self._on_changed = on_changed
         self.seats: list[SeatRecord] = list(record.seats)
         self._bot_seats = frozenset(i for i, s in enumerate(self.seats) if s.bot is not None)
-        self.engine: Game | None = None
-        self.seq = 0
+        self.core = RoomCore(record)
+        """The game as the journal holds it: every reader is shown its committed state."""
+        self._settled = asyncio.Event()
+        self._settled.set()
+        """Set while no change is pending: readers that need a view the core did not keep
+        for its seq wait for it (never for the lock)."""
         self.members: dict[Member, int | None] = {}
         self.compact: set[Member] = set()
         """Members that get patches (``compact``) rather than whole views."""
-        self._bases: dict[int | None, dict[str, Any]] = {}
-        self._bases_seq = -1
-        """The views of seq :attr:`_bases_seq` by seat (None: spectators), as compact members
-        hold them: the next update is a patch from these."""
         self.lock = asyncio.Lock()
-        self.recent: collections.deque[tuple[int, bytes]] = collections.deque(maxlen=RECENT)
-        """The last updates' events, msgpack-packed: bytes are invisible to the cycle
-        collector, while 256 moves of event dicts per room were most of what it had
-        to walk (and the pauses it took were the act->update p99)."""
         self.bots: dict[int, Bot] = {}
         self._timer: Timer | None = None
         self._bot_task: asyncio.Task[None] | None = None
@@ -161,8 +152,6 @@ class Room:
         self.closed = False
         self.suspended = False
         """The journal did not confirm an append: nothing is shown or played until rebuilt."""
-        self._held = Status.WAITING
-        """The status to list while there is no engine to ask (waiting, or suspended)."""
         self._recovery: asyncio.Task[None] | None = None
         self._parked: asyncio.Task[None] | None = None
         # players who go away
@@ -171,8 +160,6 @@ class Room:
         self._turn_since = 0.0
         """When the seat to move began its turn (for the stand-in's wait)."""
         self._last_to_move: int | None = None
-        self._last_now = 0.0
-        """The time of the newest journal entry."""
         self._presence: asyncio.Task[None] | None = None
         self._presence_again = False
         self._standin_timer: Timer | None = None
@@ -180,14 +167,30 @@ class Room:
         self.fill_at = record.fill_at
         self._fill_timer: Timer | None = None
         self._filling: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        """Tasks a timer started (a clock step, a stand-in) or a result waiting for the
+        store: kept until done, so none is lost to the collector, and cancelled on close."""
 
     # -- what the room is ------------------------------------------------------------
 
     @property
     def status(self) -> Status:
-        if self.engine is None:
-            return self._held
-        return self.engine.status
+        """The status the journal holds (a move still waiting for its append is not shown)."""
+        return self.core.status or Status.WAITING
+
+    @property
+    def seq(self) -> int:
+        """The journal's last seq."""
+        return self.core.seq
+
+    @property
+    def engine(self) -> Game | None:
+        """The engine: for the room's own work under its lock, after a commit (tests read it).
+
+        Readers use :attr:`core`'s committed state: while a move waits for its
+        append, the engine holds it already.
+        """
+        return self.core.engine
 
     @property
     def private(self) -> bool:
@@ -220,7 +223,7 @@ class Room:
             "private": self.private,
             "suspended": self.suspended,
             "paused": self._paused_summary(),
-            "bots_at": self.fill_at if self.engine is None else None,
+            "bots_at": None if self.core.started else self.fill_at,
         }
 
     def packed_summary(self) -> bytes:
@@ -245,30 +248,42 @@ class Room:
     def _paused_summary(self) -> str | None:
         """Why play stands still: ``away``/``player`` (a pause), or ``unwatched`` (bots only,
         waiting for a spectator); None while it goes on."""
-        if self.engine is None or self.engine.status is not Status.PLAYING:
+        core = self.core
+        if core.status is not Status.PLAYING:
             return None
-        if self.engine.paused is not None:
-            return self.engine.paused.value
+        if core.paused is not None:
+            return core.paused.value
         return "unwatched" if self.unattended() else None
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` (None: a spectator) sees now, also before play starts.
+    def viewable(self, seat: int | None) -> bool:
+        """Whether :meth:`view` can answer for ``seat`` now (else: :meth:`settled` first)."""
+        return not self.core.started or self.core.view(seat) is not None
 
-        A view with a clock carries the server's ``now`` as it is sent: a client
-        counts down from ``deadline`` corrected by the difference between that
-        and its own clock, so a view taken up later (a rejoin) or a skewed
-        client clock still shows the right time.
+    async def settled(self, seat: int | None) -> None:
+        """Wait until the committed view of ``seat`` can be shown.
+
+        While a move waits for its append the engine holds it already, and a
+        view the core did not keep for the committed seq cannot be made; a
+        newcomer then waits for the append (committed or dropped), never for
+        the lock.
         """
-        if self.engine is not None:
-            played = self.engine.view(seat)
-            if "now" in played or played.get("deadline") is not None:
-                now = played["now"] = self.clock.time()
-                # The engine's view was made at its last step; a running clock's
-                # time_left must agree with the now sent beside it.
-                deadline = played.get("deadline", played.get("shot_deadline"))
-                if deadline is not None and isinstance(played.get("time_left"), float | int):
-                    played["time_left"] = max(0.0, deadline - now)
-            return played
+        while not self.viewable(seat) and not self.suspended and not self.closed:
+            await self._settled.wait()
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) sees as the journal holds it, also before play.
+
+        A view with a clock carries the server's ``now`` as it is sent
+        (:func:`~tilehall.server.roomcore.timed`).
+
+        Raises:
+            RuntimeError: the view is not to be had now (see :meth:`settled`).
+        """
+        if self.core.started:
+            played = self.core.view(seat)
+            if played is None:
+                raise RuntimeError(f"room {self.id}: a view asked for while a move is pending")
+            return timed(played, self.clock.time())
         view: dict[str, Any] = {
             "game": self.game.name,
             "status": Status.WAITING.value,
@@ -323,6 +338,17 @@ class Room:
                 return i
         raise ProtocolError(ErrorCode.ROOM_FULL, f"room {self.id} has no free seat for {name}")
 
+    @contextlib.asynccontextmanager
+    async def between_moves(self) -> AsyncIterator[None]:
+        """Hold the room still: no move is pending or proposed while inside (close, hand over).
+
+        The room's lock is the door's own; this is the one way in for what must
+        happen between two moves without being one (the store told the room has
+        moved, the server stops).
+        """
+        async with self.lock:
+            yield
+
     def check_open(self) -> None:
         """Refuse (``unavailable``) what needs the game's state while the room is suspended."""
         if self.suspended:
@@ -342,6 +368,7 @@ class Room:
                 seats[seat] = SeatRecord(name=name, player=player)
                 await self.store.set_seats(self.id, seats)
                 self.seats = seats
+                self.core.reseat(seats)
         await self.maybe_start()
 
     def add_member(self, session: Member, seat: int | None, *, compact: bool = False) -> None:
@@ -404,7 +431,7 @@ class Room:
         """A quick-match room still waiting for players (``match`` may seat one here)."""
         return (
             self.fill_at is not None
-            and self.engine is None
+            and not self.core.started
             and not self.closed
             and not self.suspended
             and not self.private
@@ -459,6 +486,7 @@ class Room:
                     )
                     return
                 self.seats = seats
+                self.core.reseat(seats)
                 self._bot_seats = frozenset(i for i, s in enumerate(seats) if s.bot is not None)
                 self.fill_at = None
             log.info("room %s: bots took the open seats", self.id, extra={"room": self.id})
@@ -474,7 +502,7 @@ class Room:
     async def maybe_start(self) -> None:
         """Start when every human seat is taken (bot-only rooms start at once)."""
         async with self.lock:
-            if self.engine is not None or self.closed or self.suspended:
+            if self.core.started or self.closed or self.suspended:
                 return
             if any(s.player is None and s.bot is None for s in self.seats):
                 return
@@ -506,7 +534,7 @@ class Room:
         action = self.game.normalize(action)
         async with self.lock:
             self.check_open()
-            if self.engine is None:
+            if not self.core.started:
                 raise ProtocolError(ErrorCode.NOT_STARTED, f"room {self.id} waits for players")
             if seq is not None and seq != self.seq:
                 raise ProtocolError(
@@ -538,9 +566,10 @@ class Room:
         if not health.up:
             raise self._unavailable("the game's journal cannot be written now; nothing was done")
         started = time.perf_counter()
-        now = max(now, self._last_now)  # the journal's times never go back
-        events = self._run_engine(seat, action, now)
-        entry = JournalEntry(room=self.id, seq=self.seq + 1, seat=seat, action=action, now=now)
+        core = self.core
+        pending = core.propose(seat, action, now)  # GameError: refused, nothing changed
+        self._settled.clear()
+        entry = pending.entry
         metrics = self.services.metrics
         try:
             committing = time.perf_counter()
@@ -548,96 +577,47 @@ class Room:
             metrics.commit_latency.observe(time.perf_counter() - committing)
         except AppendRefused as exc:  # definitely not kept: its seq was taken, or the room moved
             log.warning("room %s: journal refused seq %d (%s)", self.id, entry.seq, exc)
-            self._suspend()
+            self._suspend(pending)
             raise self._unavailable("the room changed elsewhere; it is being restored") from None
-        except Exception as exc:  # not confirmed: kept or not, the journal will say
+        except BaseException as exc:  # not confirmed: kept or not, the journal will say
             if isinstance(exc, StoreUnavailable):
                 health.failed(exc)
                 log.warning("room %s: seq %d not confirmed: %s", self.id, entry.seq, exc)
-            else:
+            elif isinstance(exc, Exception):
                 log.exception("room %s: journal append of seq %d failed", self.id, entry.seq)
-            self._suspend()
+            self._suspend(pending)
+            if not isinstance(exc, Exception):
+                raise  # cancelled (a shutdown): dropped, and the rebuild will say
             raise self._unavailable(
                 "the move could not be confirmed as saved; the room is being restored from "
                 "its journal and will tell you what it holds"
             ) from None
-        self.seq = entry.seq
-        self._last_now = now
-        self.recent.append((self.seq, msgpack.packb(events, use_bin_type=True)))
-        metrics.actions[self.game.name] += 1
-        self.broadcast(events, origin=origin, re=re)
-        metrics.act_latency.observe(time.perf_counter() - started)
-        await self._after_change(now)
-
-    def _run_engine(self, seat: int | None, action: dict[str, Any], now: float) -> list[Event]:
-        if self.engine is not None and self.engine.status is Status.OVER and action != TICK:
-            raise GameError(GameCode.GAME_OVER, "the game is over")
-        self.engine, events = step(
-            self.game,
-            self.engine,
-            options=self.record.options,
-            seats=len(self.seats),
-            seed=self.record.seed,
-            bots=self.bot_seats(),
-            seat=seat,
-            action=action,
-            now=now,
-        )
-        return events
-
-    def broadcast(
-        self, events: list[Event], *, origin: Member | None = None, re: int | None = None
-    ) -> None:
-        """Send the update to every member: one encoding per distinct view or patch.
-
-        Compact members get a patch from the view of the seq before, when the
-        room kept it for their seat (:meth:`base_view`); else the whole view,
-        from which the next patch starts. Their events that the game's
-        templates rebuild from the new view go by name. The acting connection's copy also
-        carries ``re`` (one more encoding).
-        """
-        bases = self._bases if self._bases_seq == self.seq - 1 else {}
-        views: dict[int | None, dict[str, Any]] = {}
-        kept: dict[int | None, dict[str, Any]] = {}
-        updates: dict[tuple[int | None, bool], dict[str, Any]] = {}
-        frames: dict[tuple[int | None, bool], bytes] = {}
-        for member, seat in list(self.members.items()):
-            key = (seat, member in self.compact)
-            update = updates.get(key)
-            if update is None:
-                view = views.get(seat)
-                if view is None:
-                    view = views[seat] = self.view(seat)
-                seen = visible(events, seat)
-                if key[1]:  # what the view says all of goes by name (joined.derived)
-                    templates = self.game.derived_events
-                    if templates:
-                        seen = shorten_events(seen, view, templates)  # type: ignore[assignment]
-                    kept[seat] = view
-                update = {"t": "update", "room": self.id, "seq": self.seq, "events": seen}
-                base = bases.get(seat) if key[1] else None
-                if base is not None:
-                    update["patch"] = view_patch(base, view)
-                else:
-                    update["view"] = view
-                updates[key] = update
-            if member is origin and re is not None:
-                member.push(encode({**update, "re": re}))
-                continue
-            data = frames.get(key)
-            if data is None:
-                data = frames[key] = encode(update)
+        for member, data in core.commit(
+            pending, self.members, self.compact, wall=self.clock.time(), origin=origin, re=re
+        ):
             member.push(data)
-        self._bases, self._bases_seq = kept, self.seq
+        self._settled.set()
+        metrics.actions[self.game.name] += 1
+        metrics.act_latency.observe(time.perf_counter() - started)
+        await self._after_change(entry.now)
+
+    def broadcast(self, events: list[Event]) -> None:
+        """Send every member the committed seq's update carrying ``events``.
+
+        What happens to slow receivers: :meth:`Member.push` never waits; a member
+        whose queue is full is disconnected, the others are not delayed.
+        """
+        frames = self.core.frames(events, self.members, self.compact, wall=self.clock.time())
+        for member, data in frames:
+            member.push(data)
 
     def base_view(self, seat: int | None) -> dict[str, Any]:
         """The view a compact member gets on joining: kept, so the next update patches it."""
-        view = self.view(seat)
-        if self.engine is None:
-            return view  # a waiting room's view changes without a seq: the start sends it whole
-        if self._bases_seq != self.seq:
-            self._bases, self._bases_seq = {}, self.seq
-        self._bases.setdefault(seat, view)
+        if not self.core.started:
+            return self.view(seat)  # a waiting room's view changes without a seq: sent whole
+        view = self.core.base_view(seat, self.clock.time())
+        if view is None:
+            raise RuntimeError(f"room {self.id}: a view asked for while a move is pending")
         return view
 
     async def _after_change(self, now: float) -> None:
@@ -692,7 +672,7 @@ class Room:
                 self._over()
                 return
 
-        self._parked = asyncio.create_task(finish_later(), name=f"finish-{self.id}")
+        self._spawn(finish_later(), f"finish-{self.id}")
 
     def _rated(self) -> RatedGame | None:
         """The finished game as the ratings see it; None if its game has none, or no player."""
@@ -738,14 +718,15 @@ class Room:
 
     def _arm_timer(self) -> None:
         self._cancel_timer()
-        if self.engine is None or self.closed or self.unattended():
+        core = self.core
+        if not core.started or self.suspended or self.closed or self.unattended():
             return
-        deadline = self.engine.next_deadline()
+        deadline = core.deadline
         if deadline is None:
             return
         delay = max(0.0, deadline - self.clock.time())
         self._timer = self.clock.call_later(
-            delay, lambda: asyncio.ensure_future(self._tick(deadline))
+            delay, lambda: self._spawn(self._tick(deadline), f"tick-{self.id}")
         )
 
     async def _tick(self, deadline: float) -> None:
@@ -794,16 +775,15 @@ class Room:
 
     def playing_bots(self) -> frozenset[int]:
         """Seats a COMP plays now: the room's bots, and stand-ins for away players."""
-        if self.engine is None:
-            return self._bot_seats
-        return self._bot_seats | self.engine.stood_in_seats
+        return self._bot_seats | self.core.stood_in
 
     def _wake_bots(self) -> None:
-        if self.engine is None or self.closed or self.status is not Status.PLAYING:
+        core = self.core
+        if self.closed or self.suspended or core.status is not Status.PLAYING:
             return
-        if self.unattended() or self.engine.paused is not None:
+        if self.unattended() or core.paused is not None:
             return
-        if self.engine.to_move not in self.playing_bots():
+        if core.to_move not in self.playing_bots():
             return
         if self._bot_task is None or self._bot_task.done():
             self._bot_task = asyncio.create_task(self._run_bots(), name=f"bots-{self.id}")
@@ -825,16 +805,22 @@ class Room:
         failures = 0
         delay = self.services.limits.bot_delay
         health = self.services.health
-        while not self.closed and self.engine is not None and self.status is Status.PLAYING:
-            seat = self.engine.to_move
+        core = self.core
+        while not self.closed and not self.suspended and core.status is Status.PLAYING:
+            seat = core.to_move
             if seat is None or seat not in self.playing_bots() or self.unattended():
                 return  # add_member wakes an unattended room
-            if self.engine.paused is not None:
+            if core.paused is not None:
                 return  # its resume wakes it
             await health.wait()
             if delay:
                 await self.clock.sleep(delay)
-            view = self.engine.view(seat)
+            shown = core.view(seat)
+            if shown is None:  # a move waits for its append: think about what is committed
+                await self.settled(seat)
+                continue
+            # The bot gets its own copy: the committed view is shared by every reader.
+            view = pickle.loads(pickle.dumps(shown, pickle.HIGHEST_PROTOCOL))
             seq = self.seq
             bot = self.bot_for(seat)
             try:
@@ -871,18 +857,9 @@ class Room:
 
     # -- recovery ------------------------------------------------------------------------
 
-    def replay(self, entries: Iterable[JournalEntry]) -> None:
-        """Rebuild the game from its journal (no I/O, no broadcast)."""
-        self.engine = None
-        self.seq = 0
-        self.recent.clear()
-        tail: collections.deque[tuple[int, list[Event]]] = collections.deque(maxlen=RECENT)
-        for entry in entries:
-            events = self._run_engine(entry.seat, entry.action, entry.now)
-            self.seq = entry.seq
-            self._last_now = entry.now
-            tail.append((self.seq, events))
-        self.recent.extend((seq, msgpack.packb(ev, use_bin_type=True)) for seq, ev in tail)
+    def rebuild(self, entries: Iterable[JournalEntry]) -> None:
+        """Make the game again from its journal (recovery: no I/O, no broadcast)."""
+        self.core.rebuild(entries)
 
     def resume(self) -> None:
         """After a replay at start-up: re-arm clocks and bots, and keep a result not yet kept.
@@ -904,7 +881,7 @@ class Room:
             self._away_since.setdefault(seat, self.clock.time())
         self._arm_timer()
         self._wake_bots()
-        self._presence_changed(at=self._last_now)
+        self._presence_changed(at=self.core.now)
 
     # -- players who go away ----------------------------------------------------------------
 
@@ -996,7 +973,7 @@ class Room:
         delay = max(0.0, since + after - self.clock.time())
         seq = self.seq
         self._standin_timer = self.clock.call_later(
-            delay, lambda: asyncio.ensure_future(self._standin_due(seat, seq))
+            delay, lambda: self._spawn(self._standin_due(seat, seq), f"standin-{self.id}")
         )
 
     async def _standin_due(self, seat: int, seq: int) -> None:
@@ -1027,13 +1004,13 @@ class Room:
         retry = self.services.health.retry_after or MIN_RETRY_AFTER
         return ProtocolError(ErrorCode.UNAVAILABLE, message, retry_after=retry)
 
-    def _suspend(self) -> None:
+    def _suspend(self, pending: Pending) -> None:
         """Drop a state the journal may not hold; refuse everything until rebuilt. Hold the lock."""
+        self.core.drop(pending)
+        self._settled.set()
         if self.suspended:
             return
         self.suspended = True
-        self._held = self.status
-        self.engine = None
         self.bots.clear()  # a bot's memory of the dropped move must go too
         self._cancel_timer()
         self.push_summary()
@@ -1068,10 +1045,9 @@ class Room:
             async with self.lock:
                 before = self.seq
                 try:
-                    self.replay(entries)
+                    self.core.rebuild(entries)
                 except Exception:
-                    log.exception("room %s: its journal could not be replayed", self.id)
-                    self.engine, self.seq = None, before
+                    log.exception("room %s: its journal could not be rebuilt", self.id)
                     await self.clock.sleep(pause)
                     pause = min(REBUILD_BACKOFF[1], pause * 2)
                     continue
@@ -1082,21 +1058,13 @@ class Room:
                 self.push_summary()
                 if self.engine is not None:
                     await self._after_change(entries[-1].now)
-                else:
-                    self._held = Status.WAITING
             if self.engine is None:
                 await self.maybe_start()
             return
 
     def _broadcast_since(self, before: int) -> None:
         """Send what the journal holds after ``before`` as one update (a catch-up)."""
-        events = [
-            ev
-            for seq, packed in self.recent
-            if seq > before
-            for ev in msgpack.unpackb(packed, raw=False)
-        ]
-        self.broadcast(events)
+        self.broadcast(self.core.events_since(before))
 
     def _park(self) -> None:
         """The store was down before anything changed: wait for it, then re-arm clocks and bots."""
@@ -1114,20 +1082,8 @@ class Room:
         self._parked = asyncio.create_task(unpark(), name=f"park-{self.id}")
 
     def missed(self, seat: int | None, since: int) -> list[dict[str, Any]] | None:
-        """Updates after ``since`` for ``seat``; None if they are no longer kept, or if
-        ``since`` is ahead of the room (the server lost moves it had shown: a restored
-        backup): either way the view alone is the truth."""
-        if since > self.seq:
-            return None
-        if since == self.seq:
-            return []
-        if not self.recent or self.recent[0][0] > since + 1:
-            return None
-        return [
-            {"seq": s, "events": visible(msgpack.unpackb(packed, raw=False), seat)}
-            for s, packed in self.recent
-            if s > since
-        ]
+        """Updates after ``since`` for ``seat`` (see :meth:`RoomCore.missed`)."""
+        return self.core.missed(seat, since)
 
     def close(self) -> None:
         self.closed = True
@@ -1135,42 +1091,18 @@ class Room:
         self._cancel_standin()
         if self._fill_timer is not None:
             self._fill_timer.cancel()
-        for task in (self._bot_task, self._recovery, self._parked, self._filling):
+        for task in (self._bot_task, self._recovery, self._parked, self._filling, self._presence):
             if task is not None:
                 task.cancel()
+        for task in list(self._tasks):
+            task.cancel()
 
+    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``work`` as a task the room keeps (and cancels on :meth:`close`)."""
+        if self.closed:
+            work.close()
+            return
+        task = asyncio.create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-def view_patch(old: dict[str, Any], new: dict[str, Any]) -> Patch:
-    """The patch from ``old`` to ``new``, with the server's ``now`` set whatever it was.
-
-    Members of one seat may hold views of the same seq taken at different times
-    (they joined at different moments): they differ only in ``now``, which the
-    patch therefore always sets rather than compares.
-    """
-    if "now" not in old and "now" not in new:  # a game without a clock: nothing to leave out
-        return diff(old, new)
-    # The diff runs on the keys the member holds (keys go by their place among them),
-    # with ``now`` as it holds it; ``now`` is then set, or removed, by name.
-    mid = dict(new)
-    if "now" in old:
-        mid["now"] = old["now"]
-    else:
-        mid.pop("now", None)
-    out = diff(old, mid)
-    if "now" in new:
-        out.append([["now"], new["now"]])
-    elif "now" in old:
-        out.append([["now"]])
-    return out
-
-
-def visible(events: list[Event], seat: int | None) -> list[Event]:
-    """The events ``seat`` may see, with the private marker stripped."""
-    out = []
-    for ev in events:
-        if PRIVATE in ev:
-            if ev[PRIVATE] != seat:
-                continue
-            ev = {k: v for k, v in ev.items() if k != PRIVATE}
-        out.append(ev)
-    return out

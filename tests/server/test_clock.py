@@ -35,7 +35,7 @@ async def test_turn_clock_ends_the_turn_and_replays_exactly(house):
     # a replay of the journal reaches the same state as the live room
     live = house.lobby.rooms[room]
     copy = Room(live.record, find_game("mathable"), house.lobby.services)
-    copy.replay(await house.store.journal(room))
+    copy.rebuild(await house.store.journal(room))
     assert copy.seq == live.seq
     for seat in (None, 0, 1):
         assert copy.view(seat) == live.view(seat)
