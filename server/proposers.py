@@ -413,9 +413,7 @@ class Filler:
                     await room.store.set_seats(room.id, seats)
                 except StoreUnavailable as exc:
                     room.services.health.failed(exc)
-                    self._timer = room.clock.call_later(
-                        room.services.health.retry_after, self._due
-                    )
+                    self._timer = room.clock.call_later(room.services.health.retry_after, self._due)
                     return
                 room.reseat(seats)
                 room.fill_at = None

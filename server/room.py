@@ -67,6 +67,7 @@ log = logging.getLogger(__name__)
 Proposal = tuple[int | None, dict[str, Any], float]
 """An entry proposed at the door: the seat (None: the room's own), the action, its time."""
 
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoomServices:
     """What a room uses of the server around it: handed in, never reached for.
@@ -630,7 +631,7 @@ class Room:
         self.core.rebuild(entries)
 
     def resume(self) -> None:
-        """After a replay at start-up: re-arm clocks and bots, and keep a result not yet kept.
+        """After a rebuild at start-up: re-arm clocks and bots, and keep a result not yet kept.
 
         Nobody is connected yet: a game whose clock stops for absent players is
         paused as of its last journal entry, so the time the server was down
@@ -687,4 +688,3 @@ class Room:
         task = asyncio.create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-

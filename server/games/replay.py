@@ -1,13 +1,15 @@
-"""How a journal entry drives an engine: one function for rooms, recovery and replays.
+"""How a journal entry drives an engine: one function for every reader of a journal.
 
 A room's journal holds, besides the players' actions, entries of the room's
 own: ``_start`` (play began: build the engine from the room's options and
 seed), ``_tick`` (let the clock run), ``_pause``/``_resume`` (its players went
 away, or came back: the clock stops and starts) and ``_standin``/``_standback``
 (a COMP plays an away player's seat, or gives it back). :func:`step` reads one entry the
-way the room applied it, so anything that replays a journal (recovery, a
-takeover in a cluster, ``admin replay``, tests) rebuilds exactly the same
-game without importing the room.
+way the room applied it, so whatever reads a journal makes exactly the same
+game without importing the room: a room's *rebuild* (recovery, a takeover in
+a cluster), a finished game's *replay* (the ``replay`` request, ``admin
+replay``), and tests. (A game's *undo* plays its own entries again from a
+copy: :mod:`.base`.)
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class Entry(Protocol):
 
     @property
     def now(self) -> float: ...
+
 
 START: dict[str, Any] = {"do": "_start"}
 """The journal's first entry: play began at its ``now``."""

@@ -30,9 +30,7 @@ async def voted_once(house: House) -> tuple[MemoryMember, MemoryMember, str, int
     """A two-player Mathable room where Ada voted to quit: Bob's vote ends it."""
     a = await house.player("Ada")
     b = await house.player("Bob")
-    room = (await house.call(a, {"t": "create", "game": "mathable", "seats": [None, None]}))[
-        "room"
-    ]
+    room = (await house.call(a, {"t": "create", "game": "mathable", "seats": [None, None]}))["room"]
     await house.call(a, {"t": "join", "room": room})
     await house.call(b, {"t": "join", "room": room})
     upd = await house.call(a, vote(room))
