@@ -67,7 +67,6 @@ from typing import Any
 from tilehall.protocol import SERVER_MESSAGES, check, decode, encode
 from tilehall.server.bots import find_bot
 from tilehall.server.bots.base import Bot
-from tilehall.server.games import find_game
 from tilehall.server.games.base import Game
 from tilehall.server.games.replay import step
 from tilehall.server.ops import read_admin_key
@@ -740,8 +739,6 @@ async def verify(store: Store, acks: Sequence[Ack], seen: dict[str, list[Seen]])
 
 def _replay_check(record: RoomRecord, entries: list[JournalEntry], views: list[Seen]) -> str:
     """Why the journal does not give ``views`` ('' if it does)."""
-    game: type[Game] = find_game(record.game)
-    bots = frozenset(i for i, s in enumerate(record.seats) if s.bot is not None)
     wanted: dict[int, list[Seen]] = defaultdict(list)
     for v in views:
         wanted[v.seq].append(v)
@@ -753,17 +750,7 @@ def _replay_check(record: RoomRecord, entries: list[JournalEntry], views: list[S
     wrong: list[tuple[Seen, list[str]]] = []
     for entry in entries:
         try:
-            engine, _ = step(
-                game,
-                engine,
-                options=record.options,
-                seats=len(record.seats),
-                seed=record.seed,
-                bots=bots,
-                seat=entry.seat,
-                action=entry.action,
-                now=entry.now,
-            )
+            engine, _ = step(record, engine, entry)
         except Exception as exc:
             return f"entry {entry.seq} does not replay: {exc!r}"
         states.append((entry.seq, {s: _digest(engine.view(s)) for s in seats}))

@@ -48,7 +48,7 @@ from tilehall.server.games.replay import START, step
 from tilehall.server.lobby import Lobby
 from tilehall.server.room import view_patch, visible
 from tilehall.server.store import open_store
-from tilehall.server.store.base import JournalEntry, PlayerRecord
+from tilehall.server.store.base import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
 
 __all__ = ["main", "room_run", "steps"]
 
@@ -84,10 +84,12 @@ def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed:
     done = 0
     now = 1_800_000_000.0
     while done < moves:
-        engine, _ = step(
-            game, None, options={}, seats=1, seed=rng.randrange(2**31), bots=frozenset(),
-            seat=None, action=START, now=now,
+        record = RoomRecord(
+            id="r1a2b3c4", game=game_name, options={}, seed=rng.randrange(2**31),
+            seats=(SeatRecord(),), private_code=None, created_at=now,
         )  # fmt: skip
+        start = JournalEntry(room=record.id, seq=1, seat=None, action=START, now=now)
+        engine, _ = step(record, None, start)
         before = engine.view(0)
         while done < moves and engine.status.value == "playing":
             action = bot.choose(engine.view(0))
@@ -100,12 +102,9 @@ def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed:
             t1 = time.perf_counter_ns()
             act = game.normalize(msg["action"])
             t2 = time.perf_counter_ns()
-            engine, events = step(
-                game, engine, options={}, seats=1, seed=0, bots=frozenset(),
-                seat=0, action=act, now=now,
-            )  # fmt: skip
-            t3 = time.perf_counter_ns()
             entry = JournalEntry(room="r1a2b3c4", seq=done + 2, seat=0, action=act, now=now)
+            engine, events = step(record, engine, entry)
+            t3 = time.perf_counter_ns()
             row = (entry.room, entry.seq, entry.seat, msgpack.packb(act), entry.now)
             t4 = time.perf_counter_ns()
             view = engine.view(0)

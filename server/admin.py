@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from tilehall.server.config import default_data_dir
-from tilehall.server.games import Game, find_game
+from tilehall.server.games import Game
 from tilehall.server.games.replay import step
 from tilehall.server.ops import ADMIN_FILE, ADMIN_KEY, read_admin_key
+from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord
 
 __all__ = ["load_export", "main", "replay_export"]
 
@@ -34,23 +35,23 @@ def replay_export(export: dict[str, Any]) -> tuple[int, Game | None]:
     Returns:
         The last seq and the engine (None if the game never started).
     """
-    game = find_game(export["game"])
-    bots = frozenset(i for i, seat in enumerate(export["seats"]) if seat["bot"])
+    record = RoomRecord(
+        id=export.get("room", ""),
+        game=export["game"],
+        options=export["options"],
+        seed=export["seed"],
+        seats=tuple(SeatRecord.from_json(s) for s in export["seats"]),
+        private_code=None,
+        created_at=0.0,
+    )
     engine: Game | None = None
     seq = 0
-    for entry in export["journal"]:
-        engine, _ = step(
-            game,
-            engine,
-            options=export["options"],
-            seats=len(export["seats"]),
-            seed=export["seed"],
-            bots=bots,
-            seat=entry["seat"],
-            action=entry["action"],
-            now=entry["at"],
+    for e in export["journal"]:
+        entry = JournalEntry(
+            room=record.id, seq=e["seq"], seat=e["seat"], action=e["action"], now=e["at"]
         )
-        seq = entry["seq"]
+        engine, _ = step(record, engine, entry)
+        seq = entry.seq
     return seq, engine
 
 

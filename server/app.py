@@ -156,7 +156,7 @@ class Server:
             urls = self.cluster.redirect_urls()
         if self.lobby is not None:
             for room in list(self.lobby.rooms.values()):
-                async with room.lock:  # waits for the action in hand
+                async with room.between_moves():  # waits for the action in hand
                     room.close()
         if self._purging is not None:
             self._purging.cancel()

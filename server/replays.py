@@ -101,23 +101,11 @@ class Replays:
         start = max((i for i in track.copies if i <= target), default=0)
         engine = copy.deepcopy(track.copies[start]) if start else None
         record = track.record
-        bots = frozenset(i for i, s in enumerate(record.seats) if s.bot is not None)
         events: list[Event] = []
         for i in range(start, target + 1):
             if i and i % self._every == 0 and i not in track.copies and engine is not None:
                 track.copies[i] = copy.deepcopy(engine)
-            entry = track.entries[i]
-            engine, events = step(
-                track.game,
-                engine,
-                options=record.options,
-                seats=len(record.seats),
-                seed=record.seed,
-                bots=bots,
-                seat=entry.seat,
-                action=entry.action,
-                now=entry.now,
-            )
+            engine, events = step(record, engine, track.entries[i])
         assert engine is not None
         return Position(
             seq=seq,

@@ -1,4 +1,4 @@
-"""A room: the only authority for one game.
+"""A room: the only authority for one game; the shell around its core, and its one door.
 
 Lifecycle (the room owns these transitions; engines only know playing/over)::
 
@@ -7,77 +7,65 @@ Lifecycle (the room owns these transitions; engines only know playing/over)::
     waiting, playing --(the journal did not confirm an append)--> suspended
     suspended --(the store answers; rebuilt from the journal)--> waiting, playing, over
 
-Every change to the game goes through :meth:`Room._apply`, under the room's
-lock, one at a time: ask the engine (which refuses and changes nothing, or
-returns events), **append the action to the journal and wait for the commit**,
-and only then send ``update`` to every member, encoding each distinct view once.
-The journal holds the start (``_start``), every accepted action and every clock
-step (``_tick``), so :meth:`Room.replay` rebuilds the room exactly.
+The game itself is the room's :class:`~tilehall.server.roomcore.RoomCore`,
+which decides without I/O. Every change goes through one door,
+:meth:`Room.submit`, under the room's lock, one entry at a time: the core
+steps the engine (which refuses and changes nothing, or returns events) into a
+*pending* change, **the entry is appended to the journal and the commit
+awaited**, and only then does the core commit it and hand back each member's
+``update``. A player's ``act`` comes in by that door; so do the room's own
+proposers (:mod:`.proposers`: its clock, bots, stand-ins, presence, quick-match
+fill). Readers (listings, a newcomer's view, the summary) see only what the
+core committed: a room is never ahead of its journal, for anyone. The journal
+holds the start (``_start``), every accepted action and every clock step, so
+:meth:`Room.rebuild` makes the room again exactly; an append that fails drops
+the pending change and suspends the room until that rebuild (:mod:`.recovery`).
 
-A room is never ahead of its journal. When an append fails or its outcome is
-unknown (the database stopped, the connection dropped mid-commit, the disk is
-full), the engine already holds a move that may not be saved: the room drops
-it and is **suspended**: actions and joins are refused with ``unavailable``
-(and ``retry_after``), members are told by a ``room`` push, bots and clocks
-stop. Once the store answers again the room rebuilds from what the journal
-really holds, which settles an append whose commit was in doubt: if it was
-kept, its update goes out now; if not, everyone's last view is still right.
-While the store is known to be down, nothing reaches an engine at all.
-
-What happens to slow receivers: broadcast hands each member's connection an
-already-encoded frame through :meth:`Member.push`, which never waits; a member
-whose queue is full is disconnected, the others are not delayed.
+What happens to slow receivers: a member's frame goes through
+:meth:`Member.push`, which never waits; a member whose queue is full is
+disconnected, the others are not delayed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
+import contextlib
 import logging
-import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from tilehall.protocol import ErrorCode, GameCode, ProtocolError, encode
-from tilehall.protocol.patch import Patch, diff, shorten_events
-from tilehall.server.bots import Bot, find_bot
-from tilehall.server.clock import Clock, Timer
+from tilehall.protocol import ErrorCode, ProtocolError, encode
+from tilehall.server.clock import Clock
 from tilehall.server.config import Limits
 from tilehall.server.games import Game, Status
-from tilehall.server.games.base import TICK, Event, GameError, Pause
-from tilehall.server.games.replay import RESUME, START, away, stand_back, stand_in, step
+from tilehall.server.games.base import Event
+from tilehall.server.games.replay import START
 from tilehall.server.member import Member
-from tilehall.server.names import same_name
 from tilehall.server.ops import Metrics
-from tilehall.server.ratings import RatedGame, Seat, is_rated
+from tilehall.server.outcome import finish, finish_later, rated, score_records
+from tilehall.server.proposers import Bots, Filler, Presence, Ticker
+from tilehall.server.recovery import Recovery
+from tilehall.server.roomcore import Pending, RoomCore, timed, view_patch, visible
+from tilehall.server.seating import choose_seat, seat_of
 from tilehall.server.store.base import (
     AppendRefused,
     JournalEntry,
     RoomRecord,
-    ScoreRecord,
     SeatRecord,
     Store,
     StoreUnavailable,
 )
 from tilehall.server.store.health import MIN_RETRY_AFTER, StoreHealth
 
-__all__ = ["START", "Room", "RoomServices", "visible"]
+__all__ = ["START", "Proposal", "Room", "RoomServices", "view_patch", "visible"]
 
 log = logging.getLogger(__name__)
 
-PRIVATE = "_to"
-"""The event key that makes an event private to one seat (see server.games.base)."""
-
-RECENT = 256
-"""Updates kept in memory so a reconnecting client can catch up without a snapshot."""
-
-REBUILD_BACKOFF = (0.1, 30.0)
-"""First and longest pause between two attempts to rebuild a suspended room whose
-journal could not be read for a reason other than the store being away, or could be
-read but not replayed (a defect: it is logged each time)."""
+Proposal = tuple[int | None, dict[str, Any], float]
+"""An entry proposed at the door: the seat (None: the room's own), the action, its time."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,23 +124,18 @@ class Room:
         self._on_changed = on_changed
         self.seats: list[SeatRecord] = list(record.seats)
         self._bot_seats = frozenset(i for i, s in enumerate(self.seats) if s.bot is not None)
-        self.engine: Game | None = None
-        self.seq = 0
+        self.core = RoomCore(record)
+        """The game as the journal holds it: every reader is shown its committed state."""
+        self._settled = asyncio.Event()
+        self._settled.set()
+        """Set while no change is pending: readers that need a view the core did not keep
+        for its seq wait for it (never for the lock)."""
         self.members: dict[Member, int | None] = {}
         self.compact: set[Member] = set()
         """Members that get patches (``compact``) rather than whole views."""
-        self._bases: dict[int | None, dict[str, Any]] = {}
-        self._bases_seq = -1
-        """The views of seq :attr:`_bases_seq` by seat (None: spectators), as compact members
-        hold them: the next update is a patch from these."""
         self.lock = asyncio.Lock()
-        self.recent: collections.deque[tuple[int, bytes]] = collections.deque(maxlen=RECENT)
-        """The last updates' events, msgpack-packed: bytes are invisible to the cycle
-        collector, while 256 moves of event dicts per room were most of what it had
-        to walk (and the pauses it took were the act->update p99)."""
-        self.bots: dict[int, Bot] = {}
-        self._timer: Timer | None = None
-        self._bot_task: asyncio.Task[None] | None = None
+        """The door's: held by :meth:`submit` from the engine's step to the commit or drop,
+        and by :meth:`between_moves`. Nothing else in the server takes it."""
         self._summary_due = False
         self._summary_epoch = 0
         """Moves on whenever the summary may have changed in a way seq does not show
@@ -161,33 +144,38 @@ class Room:
         self.closed = False
         self.suspended = False
         """The journal did not confirm an append: nothing is shown or played until rebuilt."""
-        self._held = Status.WAITING
-        """The status to list while there is no engine to ask (waiting, or suspended)."""
-        self._recovery: asyncio.Task[None] | None = None
-        self._parked: asyncio.Task[None] | None = None
-        # players who go away
-        self._away_since: dict[int, float] = {}
-        """Human seats with nobody connected, since when (a seat never joined: since play began)."""
-        self._turn_since = 0.0
-        """When the seat to move began its turn (for the stand-in's wait)."""
-        self._last_to_move: int | None = None
-        self._last_now = 0.0
-        """The time of the newest journal entry."""
-        self._presence: asyncio.Task[None] | None = None
-        self._presence_again = False
-        self._standin_timer: Timer | None = None
-        # quick-match: the seats still open go to bots at fill_at
+        self.recovery = Recovery(self)
         self.fill_at = record.fill_at
-        self._fill_timer: Timer | None = None
-        self._filling: asyncio.Task[None] | None = None
+        """Quick-match: when the seats still open go to bots (None: not a quick-match room)."""
+        # what changes the room by itself, each through the door (see server.proposers)
+        self.ticker = Ticker(self)
+        self.bots = Bots(self)
+        self.presence = Presence(self)
+        self.filler = Filler(self)
+        self._tasks: set[asyncio.Task[None]] = set()
+        """Tasks a timer started (a clock step, a stand-in) or a result waiting for the
+        store: kept until done, so none is lost to the collector, and cancelled on close."""
 
     # -- what the room is ------------------------------------------------------------
 
     @property
     def status(self) -> Status:
-        if self.engine is None:
-            return self._held
-        return self.engine.status
+        """The status the journal holds (a move still waiting for its append is not shown)."""
+        return self.core.status or Status.WAITING
+
+    @property
+    def seq(self) -> int:
+        """The journal's last seq."""
+        return self.core.seq
+
+    @property
+    def engine(self) -> Game | None:
+        """The engine: for the room's own work under its lock, after a commit (tests read it).
+
+        Readers use :attr:`core`'s committed state: while a move waits for its
+        append, the engine holds it already.
+        """
+        return self.core.engine
 
     @property
     def private(self) -> bool:
@@ -220,7 +208,7 @@ class Room:
             "private": self.private,
             "suspended": self.suspended,
             "paused": self._paused_summary(),
-            "bots_at": self.fill_at if self.engine is None else None,
+            "bots_at": None if self.core.started else self.fill_at,
         }
 
     def packed_summary(self) -> bytes:
@@ -245,30 +233,42 @@ class Room:
     def _paused_summary(self) -> str | None:
         """Why play stands still: ``away``/``player`` (a pause), or ``unwatched`` (bots only,
         waiting for a spectator); None while it goes on."""
-        if self.engine is None or self.engine.status is not Status.PLAYING:
+        core = self.core
+        if core.status is not Status.PLAYING:
             return None
-        if self.engine.paused is not None:
-            return self.engine.paused.value
+        if core.paused is not None:
+            return core.paused.value
         return "unwatched" if self.unattended() else None
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` (None: a spectator) sees now, also before play starts.
+    def viewable(self, seat: int | None) -> bool:
+        """Whether :meth:`view` can answer for ``seat`` now (else: :meth:`settled` first)."""
+        return not self.core.started or self.core.view(seat) is not None
 
-        A view with a clock carries the server's ``now`` as it is sent: a client
-        counts down from ``deadline`` corrected by the difference between that
-        and its own clock, so a view taken up later (a rejoin) or a skewed
-        client clock still shows the right time.
+    async def settled(self, seat: int | None) -> None:
+        """Wait until the committed view of ``seat`` can be shown.
+
+        While a move waits for its append the engine holds it already, and a
+        view the core did not keep for the committed seq cannot be made; a
+        newcomer then waits for the append (committed or dropped), never for
+        the lock.
         """
-        if self.engine is not None:
-            played = self.engine.view(seat)
-            if "now" in played or played.get("deadline") is not None:
-                now = played["now"] = self.clock.time()
-                # The engine's view was made at its last step; a running clock's
-                # time_left must agree with the now sent beside it.
-                deadline = played.get("deadline", played.get("shot_deadline"))
-                if deadline is not None and isinstance(played.get("time_left"), float | int):
-                    played["time_left"] = max(0.0, deadline - now)
-            return played
+        while not self.viewable(seat) and not self.suspended and not self.closed:
+            await self._settled.wait()
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) sees as the journal holds it, also before play.
+
+        A view with a clock carries the server's ``now`` as it is sent
+        (:func:`~tilehall.server.roomcore.timed`).
+
+        Raises:
+            RuntimeError: the view is not to be had now (see :meth:`settled`).
+        """
+        if self.core.started:
+            played = self.core.view(seat)
+            if played is None:
+                raise RuntimeError(f"room {self.id}: a view asked for while a move is pending")
+            return timed(played, self.clock.time())
         view: dict[str, Any] = {
             "game": self.game.name,
             "status": Status.WAITING.value,
@@ -284,44 +284,22 @@ class Room:
     # -- membership ---------------------------------------------------------------
 
     def seat_of(self, player: int) -> int | None:
-        for i, s in enumerate(self.seats):
-            if s.player == player:
-                return i
-        return None
+        return seat_of(self.seats, player)
 
     def choose_seat(self, player: int, name: str, want: int | None) -> int:
-        """The seat ``player`` gets on ``join``: theirs, the one asked for, or a free one.
+        """The seat ``player`` gets on ``join`` (:func:`~tilehall.server.seating.choose_seat`)."""
+        return choose_seat(self.id, self.seats, player, name, want)
 
-        Raises:
-            ProtocolError: bad_seat, seat_taken or room_full.
+    @contextlib.asynccontextmanager
+    async def between_moves(self) -> AsyncIterator[None]:
+        """Hold the room still: no move is pending or proposed while inside (close, hand over).
+
+        The room's lock is the door's own; this is the one way in for what must
+        happen between two moves without being one (the store told the room has
+        moved, the server stops).
         """
-        mine = self.seat_of(player)
-        if mine is not None:
-            if want is not None and want != mine:
-                raise ProtocolError(
-                    ErrorCode.SEAT_TAKEN, f"you already hold seat {mine} in room {self.id}"
-                )
-            return mine
-        if want is not None:
-            if want >= len(self.seats):
-                raise ProtocolError(
-                    ErrorCode.BAD_SEAT, f"room {self.id} has seats 0..{len(self.seats) - 1}"
-                )
-            seat = self.seats[want]
-            if seat.player is not None or seat.bot is not None:
-                raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {want} is taken")
-            if seat.name is not None and not same_name(seat.name, name):
-                raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {want} is kept for {seat.name}")
-            return want
-        free = [i for i, s in enumerate(self.seats) if s.player is None and s.bot is None]
-        for i in free:
-            kept = self.seats[i].name
-            if kept is not None and same_name(kept, name):
-                return i
-        for i in free:
-            if self.seats[i].name is None:
-                return i
-        raise ProtocolError(ErrorCode.ROOM_FULL, f"room {self.id} has no free seat for {name}")
+        async with self.lock:
+            yield
 
     def check_open(self) -> None:
         """Refuse (``unavailable``) what needs the game's state while the room is suspended."""
@@ -335,14 +313,20 @@ class Room:
             ProtocolError: seat_taken, if someone else took it since it was chosen.
         """
         if self.seats[seat].player != player:
-            async with self.lock:  # one change of the seats at a time, each written whole
+            async with self.between_moves():  # one change of the seats at a time, written whole
                 if self.seats[seat].player not in (None, player) or self.seats[seat].bot:
                     raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} was just taken")
                 seats = list(self.seats)
                 seats[seat] = SeatRecord(name=name, player=player)
                 await self.store.set_seats(self.id, seats)
-                self.seats = seats
+                self.reseat(seats)
         await self.maybe_start()
+
+    def reseat(self, seats: list[SeatRecord]) -> None:
+        """The seats as the store now holds them (a player took one, or bots the open ones)."""
+        self.seats = seats
+        self.core.reseat(seats)
+        self._bot_seats = frozenset(i for i, s in enumerate(seats) if s.bot is not None)
 
     def add_member(self, session: Member, seat: int | None, *, compact: bool = False) -> None:
         waiting = self.unattended()
@@ -354,13 +338,13 @@ class Room:
         session.rooms[self.id] = seat
         self.push_summary()
         if waiting:  # a room of bots waited for its first spectator
-            self._arm_timer()
-            self._wake_bots()
+            self.ticker.arm()
+            self.bots.wake()
         if seat is not None:
-            self._away_since.pop(seat, None)
-            self._presence_changed()
-            if self._fill_timer is None:  # bots were due while nobody was here
-                self.arm_fill()
+            self.presence.away_since.pop(seat, None)
+            self.presence.changed()
+            if not self.filler.armed:  # bots were due while nobody was here
+                self.filler.arm()
 
     def remove_member(self, session: Member) -> None:
         self.compact.discard(session)
@@ -369,10 +353,10 @@ class Room:
             session.rooms.pop(self.id, None)
             self.push_summary()
             if self.unattended():
-                self._cancel_timer()
+                self.ticker.cancel()
             if isinstance(seat, int) and not self.connected(seat):
-                self._away_since[seat] = self.clock.time()
-                self._presence_changed()
+                self.presence.away_since[seat] = self.clock.time()
+                self.presence.changed()
 
     def push_summary(self) -> None:
         """Send every member the room's summary: one snapshot per event-loop turn.
@@ -397,94 +381,60 @@ class Room:
         for member in self.members:
             member.push(data)
 
-    # -- quick-match: bots take the seats nobody came for --------------------------------
-
-    @property
-    def matching(self) -> bool:
-        """A quick-match room still waiting for players (``match`` may seat one here)."""
-        return (
-            self.fill_at is not None
-            and self.engine is None
-            and not self.closed
-            and not self.suspended
-            and not self.private
-        )
-
-    def arm_fill(self) -> None:
-        """Give the open seats to bots at :attr:`fill_at` (at once if that has passed)."""
-        if not self.matching or self._filling is not None:
-            return
-        assert self.fill_at is not None
-        if self._fill_timer is not None:
-            self._fill_timer.cancel()
-        self._fill_timer = self.clock.call_later(
-            max(0.0, self.fill_at - self.clock.time()), self._fill_due
-        )
-
-    async def fill_sooner(self, at: float) -> None:
-        """Another player matched here and waits at most until ``at``: bots come by then."""
-        if self.fill_at is not None and at < self.fill_at:
-            await self.store.set_fill(self.id, at)
-            self.fill_at = at
-            self.arm_fill()
-            self.push_summary()
-
-    def _fill_due(self) -> None:
-        self._fill_timer = None
-        if not self.matching:
-            return
-        if not any(self.connected(i) for i, s in enumerate(self.seats) if s.player is not None):
-            return  # nobody is here to play them: the first player back brings the bots
-        self._filling = asyncio.create_task(self._fill(), name=f"fill-{self.id}")
-
-    async def _fill(self) -> None:
-        """Seat a COMP in every seat still open, persisted first, then start."""
-        try:
-            async with self.lock:
-                if not self.matching:
-                    return
-                level = self.record.fill_level or "normal"
-                seats = [
-                    SeatRecord(name="COMP", bot=level)
-                    if s.player is None and s.bot is None and s.name is None
-                    else s
-                    for s in self.seats
-                ]
-                try:
-                    await self.store.set_seats(self.id, seats)
-                except StoreUnavailable as exc:
-                    self.services.health.failed(exc)
-                    self._fill_timer = self.clock.call_later(
-                        self.services.health.retry_after, self._fill_due
-                    )
-                    return
-                self.seats = seats
-                self._bot_seats = frozenset(i for i, s in enumerate(seats) if s.bot is not None)
-                self.fill_at = None
-            log.info("room %s: bots took the open seats", self.id, extra={"room": self.id})
-            self.push_summary()
-            await self.maybe_start()
-        except Exception:
-            log.exception("room %s: filling the seats with bots failed", self.id)
-        finally:
-            self._filling = None
-
     # -- play ------------------------------------------------------------------------
+
+    async def submit(
+        self,
+        decide: Callable[[], Proposal | None],
+        *,
+        origin: Member | None = None,
+        re: int | None = None,
+    ) -> bool:
+        """The one door into the room: decide, step, append, then commit or drop.
+
+        Under the room's lock, one entry at a time: ``decide`` says what the
+        entry is, looking at the game as the journal holds it (it may raise a
+        refusal, or return None: nothing to do any more, the game moved on);
+        then :meth:`_apply` steps the engine, appends and commits (or drops and
+        suspends). Players (:meth:`act`), the start (:meth:`maybe_start`) and
+        every proposer of :mod:`tilehall.server.proposers` come in here.
+
+        Returns:
+            Whether an entry was journaled and shown.
+
+        Raises:
+            ProtocolError: ``unavailable`` while suspended or when the store does
+                not confirm the append; a refusal ``decide`` raised.
+            GameError: the engine refused; nothing changed.
+        """
+        async with self.lock:
+            if self.closed:
+                return False
+            self.check_open()
+            proposal = decide()
+            if proposal is None:
+                return False
+            seat, action, now = proposal
+            await self._apply(seat, action, now, origin=origin, re=re)
+            return True
 
     async def maybe_start(self) -> None:
         """Start when every human seat is taken (bot-only rooms start at once)."""
-        async with self.lock:
-            if self.engine is not None or self.closed or self.suspended:
+
+        def decide() -> Proposal | None:
+            if self.core.started or any(s.player is None and s.bot is None for s in self.seats):
+                return None
+            return None, START, self.clock.time()
+
+        try:
+            if not await self.submit(decide):
                 return
-            if any(s.player is None and s.bot is None for s in self.seats):
-                return
-            try:
-                await self._apply(None, START, self.clock.time())
-            except ProtocolError as exc:
-                if exc.code != ErrorCode.UNAVAILABLE:
-                    raise
-                self._park()
-                return
+        except ProtocolError as exc:
+            if exc.code != ErrorCode.UNAVAILABLE:
+                raise
+            if not self.suspended:
+                self.park()
+            return
         try:
             await self.store.set_status(self.id, Status.PLAYING.value)
         except StoreUnavailable as exc:  # the status is for people reading the database
@@ -504,15 +454,17 @@ class Room:
         # Only what the game's schema declares, in canonical form, is ever journaled: extra
         # keys (64 KB of junk, say) are refused here, before the engine or the journal.
         action = self.game.normalize(action)
-        async with self.lock:
-            self.check_open()
-            if self.engine is None:
+
+        def decide() -> Proposal:
+            if not self.core.started:
                 raise ProtocolError(ErrorCode.NOT_STARTED, f"room {self.id} waits for players")
             if seq is not None and seq != self.seq:
                 raise ProtocolError(
                     ErrorCode.STALE, f"room {self.id} is at seq {self.seq}, not {seq}"
                 )
-            await self._apply(seat, action, self.clock.time(), origin=session, re=re)
+            return seat, action, self.clock.time()
+
+        await self.submit(decide, origin=session, re=re)
 
     async def _apply(
         self,
@@ -523,7 +475,7 @@ class Room:
         origin: Member | None = None,
         re: int | None = None,
     ) -> None:
-        """Engine, journal, broadcast: the one path by which a room changes. Hold the lock.
+        """Engine, journal, broadcast: what the door does with an entry. Hold the lock.
 
         ``origin``/``re``: the acting connection gets its update with ``re`` set, as
         the reply to its ``act``.
@@ -538,9 +490,10 @@ class Room:
         if not health.up:
             raise self._unavailable("the game's journal cannot be written now; nothing was done")
         started = time.perf_counter()
-        now = max(now, self._last_now)  # the journal's times never go back
-        events = self._run_engine(seat, action, now)
-        entry = JournalEntry(room=self.id, seq=self.seq + 1, seat=seat, action=action, now=now)
+        core = self.core
+        pending = core.propose(seat, action, now)  # GameError: refused, nothing changed
+        self._settled.clear()
+        entry = pending.entry
         metrics = self.services.metrics
         try:
             committing = time.perf_counter()
@@ -548,223 +501,82 @@ class Room:
             metrics.commit_latency.observe(time.perf_counter() - committing)
         except AppendRefused as exc:  # definitely not kept: its seq was taken, or the room moved
             log.warning("room %s: journal refused seq %d (%s)", self.id, entry.seq, exc)
-            self._suspend()
+            self._drop(pending)
             raise self._unavailable("the room changed elsewhere; it is being restored") from None
-        except Exception as exc:  # not confirmed: kept or not, the journal will say
+        except BaseException as exc:  # not confirmed: kept or not, the journal will say
             if isinstance(exc, StoreUnavailable):
                 health.failed(exc)
                 log.warning("room %s: seq %d not confirmed: %s", self.id, entry.seq, exc)
-            else:
+            elif isinstance(exc, Exception):
                 log.exception("room %s: journal append of seq %d failed", self.id, entry.seq)
-            self._suspend()
+            self._drop(pending)
+            if not isinstance(exc, Exception):
+                raise  # cancelled (a shutdown): dropped, and the rebuild will say
             raise self._unavailable(
                 "the move could not be confirmed as saved; the room is being restored from "
                 "its journal and will tell you what it holds"
             ) from None
-        self.seq = entry.seq
-        self._last_now = now
-        self.recent.append((self.seq, msgpack.packb(events, use_bin_type=True)))
-        metrics.actions[self.game.name] += 1
-        self.broadcast(events, origin=origin, re=re)
-        metrics.act_latency.observe(time.perf_counter() - started)
-        await self._after_change(now)
-
-    def _run_engine(self, seat: int | None, action: dict[str, Any], now: float) -> list[Event]:
-        if self.engine is not None and self.engine.status is Status.OVER and action != TICK:
-            raise GameError(GameCode.GAME_OVER, "the game is over")
-        self.engine, events = step(
-            self.game,
-            self.engine,
-            options=self.record.options,
-            seats=len(self.seats),
-            seed=self.record.seed,
-            bots=self.bot_seats(),
-            seat=seat,
-            action=action,
-            now=now,
-        )
-        return events
-
-    def broadcast(
-        self, events: list[Event], *, origin: Member | None = None, re: int | None = None
-    ) -> None:
-        """Send the update to every member: one encoding per distinct view or patch.
-
-        Compact members get a patch from the view of the seq before, when the
-        room kept it for their seat (:meth:`base_view`); else the whole view,
-        from which the next patch starts. Their events that the game's
-        templates rebuild from the new view go by name. The acting connection's copy also
-        carries ``re`` (one more encoding).
-        """
-        bases = self._bases if self._bases_seq == self.seq - 1 else {}
-        views: dict[int | None, dict[str, Any]] = {}
-        kept: dict[int | None, dict[str, Any]] = {}
-        updates: dict[tuple[int | None, bool], dict[str, Any]] = {}
-        frames: dict[tuple[int | None, bool], bytes] = {}
-        for member, seat in list(self.members.items()):
-            key = (seat, member in self.compact)
-            update = updates.get(key)
-            if update is None:
-                view = views.get(seat)
-                if view is None:
-                    view = views[seat] = self.view(seat)
-                seen = visible(events, seat)
-                if key[1]:  # what the view says all of goes by name (joined.derived)
-                    templates = self.game.derived_events
-                    if templates:
-                        seen = shorten_events(seen, view, templates)  # type: ignore[assignment]
-                    kept[seat] = view
-                update = {"t": "update", "room": self.id, "seq": self.seq, "events": seen}
-                base = bases.get(seat) if key[1] else None
-                if base is not None:
-                    update["patch"] = view_patch(base, view)
-                else:
-                    update["view"] = view
-                updates[key] = update
-            if member is origin and re is not None:
-                member.push(encode({**update, "re": re}))
-                continue
-            data = frames.get(key)
-            if data is None:
-                data = frames[key] = encode(update)
+        try:
+            frames = core.commit(
+                pending, self.members, self.compact, wall=self.clock.time(), origin=origin, re=re
+            )
+        finally:
+            self._settled.set()  # committed (even if its frames could not be made): readers go on
+        for member, data in frames:
             member.push(data)
-        self._bases, self._bases_seq = kept, self.seq
+        metrics.actions[self.game.name] += 1
+        metrics.act_latency.observe(time.perf_counter() - started)
+        await self.after_change(entry.now)
+
+    def _drop(self, pending: Pending) -> None:
+        """The journal did not confirm ``pending``: forget it and suspend (:mod:`.recovery`)."""
+        self.recovery.suspend(pending)
+        self._settled.set()
+
+    def broadcast(self, events: list[Event]) -> None:
+        """Send every member the committed seq's update carrying ``events``.
+
+        What happens to slow receivers: :meth:`Member.push` never waits; a member
+        whose queue is full is disconnected, the others are not delayed.
+        """
+        frames = self.core.frames(events, self.members, self.compact, wall=self.clock.time())
+        for member, data in frames:
+            member.push(data)
 
     def base_view(self, seat: int | None) -> dict[str, Any]:
         """The view a compact member gets on joining: kept, so the next update patches it."""
-        view = self.view(seat)
-        if self.engine is None:
-            return view  # a waiting room's view changes without a seq: the start sends it whole
-        if self._bases_seq != self.seq:
-            self._bases, self._bases_seq = {}, self.seq
-        self._bases.setdefault(seat, view)
+        if not self.core.started:
+            return self.view(seat)  # a waiting room's view changes without a seq: sent whole
+        view = self.core.base_view(seat, self.clock.time())
+        if view is None:
+            raise RuntimeError(f"room {self.id}: a view asked for while a move is pending")
         return view
 
-    async def _after_change(self, now: float) -> None:
+    async def after_change(self, now: float) -> None:
+        """After a commit, still in the door: finish, re-arm the proposers, give a seat back."""
         if self.status is Status.OVER:
-            self._cancel_standin()
-            await self._finish(now)
+            self.presence.cancel_standin()
+            await finish(self, now)
             return
-        assert self.engine is not None
-        if self.engine.to_move != self._last_to_move:
-            self._last_to_move, self._turn_since = self.engine.to_move, now
-        self._arm_timer()
-        self._wake_bots()
-        await self._sync_presence(now, membership=False)
+        self.presence.moved(now)
+        self.ticker.arm()
+        self.bots.wake()
+        follow = self.presence.decide(now, membership=False)
+        if follow is not None:  # a player back from a stand-in's turn: journaled now
+            await self._apply(*follow)
 
-    async def _finish(self, now: float) -> None:
-        """The game ended: keep its result and high scores, then tell the lobby."""
-        assert self.engine is not None
-        self._cancel_timer()
-        scores = self._score_records(now)
-        result = self.engine.result() or {}
-        rated = self._rated()
-        try:
-            await self.store.finish_room(self.id, result, scores, now, rated=rated)
-        except StoreUnavailable as exc:
-            # The journal holds the end already; only the result waits for the store.
-            self.services.health.failed(exc)
-            self._spawn_finish_later(result, scores, now, rated)
-            return
-        self._over()
-
-    def _over(self) -> None:
+    def over(self) -> None:
+        """The result is kept: tell the members and the lobby."""
         self.push_summary()
         if self._on_over is not None:
             self._on_over(self)
 
-    def _spawn_finish_later(
-        self,
-        result: dict[str, Any],
-        scores: list[ScoreRecord],
-        now: float,
-        rated: RatedGame | None,
-    ) -> None:
-        async def finish_later() -> None:
-            health = self.services.health
-            while not self.closed:
-                await health.wait()
-                try:
-                    await self.store.finish_room(self.id, result, scores, now, rated=rated)
-                except StoreUnavailable as exc:
-                    health.failed(exc)
-                    continue
-                self._over()
-                return
+    def moved(self) -> None:
+        """The store names another node for this room now: let it go."""
+        if self._on_moved is not None:
+            self._on_moved(self)
 
-        self._parked = asyncio.create_task(finish_later(), name=f"finish-{self.id}")
-
-    def _rated(self) -> RatedGame | None:
-        """The finished game as the ratings see it; None if its game has none, or no player."""
-        assert self.engine is not None
-        if not is_rated(self.game.name) or all(s.player is None for s in self.seats):
-            return None
-        stood_in = self.engine.ever_stood_in
-        return RatedGame(
-            game=self.game.name,
-            room=self.id,
-            seats=tuple(
-                Seat(score=score, player=s.player, level=s.bot, stood_in=i in stood_in)
-                for i, (s, score) in enumerate(zip(self.seats, self.engine.scores, strict=True))
-            ),
-        )
-
-    def _score_records(self, now: float) -> list[ScoreRecord]:
-        assert self.engine is not None
-        scores = []
-        for entry in self.engine.score_entries():
-            seat = self.seats[entry.seat]
-            if seat.bot is None and seat.player is not None and seat.name is not None:
-                scores.append(
-                    ScoreRecord(
-                        game=self.game.name,
-                        table=entry.table,
-                        player=seat.player,
-                        name=seat.name,
-                        score=entry.score,
-                        room=self.id,
-                        at=now,
-                        detail=dict(entry.detail),
-                    )
-                )
-        return scores
-
-    # -- clocks ------------------------------------------------------------------------
-
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _arm_timer(self) -> None:
-        self._cancel_timer()
-        if self.engine is None or self.closed or self.unattended():
-            return
-        deadline = self.engine.next_deadline()
-        if deadline is None:
-            return
-        delay = max(0.0, deadline - self.clock.time())
-        self._timer = self.clock.call_later(
-            delay, lambda: asyncio.ensure_future(self._tick(deadline))
-        )
-
-    async def _tick(self, deadline: float) -> None:
-        async with self.lock:
-            if self.closed or self.engine is None or self.status is Status.OVER:
-                return
-            if self.engine.next_deadline() != deadline:
-                return  # an action moved the deadline meanwhile; it re-armed the timer
-            try:
-                await self._apply(None, TICK, max(self.clock.time(), deadline))
-            except ProtocolError as exc:
-                if exc.code != ErrorCode.UNAVAILABLE:
-                    raise
-                if not self.suspended:
-                    self._park()  # the store was down: nothing happened, the clock waits
-            except Exception:
-                log.exception("room %s: clock step failed", self.id)
-
-    # -- bots ---------------------------------------------------------------------------
+    # -- what plays by itself --------------------------------------------------------
 
     def unattended(self) -> bool:
         """Only bots play and nobody is in the room: no one to show a move to.
@@ -781,111 +593,48 @@ class Room:
     @property
     def working(self) -> bool:
         """Something will change this room by itself: a bot is at work or a timer is armed."""
-        return self._timer is not None or (self._bot_task is not None and not self._bot_task.done())
+        return self.ticker.timer is not None or self.bots.busy
 
     async def quiet(self) -> None:
         """Wait until the bots at work, and what came or went, are done (a test, a shutdown)."""
         while busy := {
             task
-            for task in (self._bot_task, self._presence, self._filling)
+            for task in (self.bots.task, self.presence.task, self.filler.task)
             if task is not None and not task.done()
         }:
             await asyncio.wait(busy)
 
     def playing_bots(self) -> frozenset[int]:
         """Seats a COMP plays now: the room's bots, and stand-ins for away players."""
-        if self.engine is None:
-            return self._bot_seats
-        return self._bot_seats | self.engine.stood_in_seats
+        return self._bot_seats | self.core.stood_in
 
-    def _wake_bots(self) -> None:
-        if self.engine is None or self.closed or self.status is not Status.PLAYING:
-            return
-        if self.unattended() or self.engine.paused is not None:
-            return
-        if self.engine.to_move not in self.playing_bots():
-            return
-        if self._bot_task is None or self._bot_task.done():
-            self._bot_task = asyncio.create_task(self._run_bots(), name=f"bots-{self.id}")
+    @property
+    def matching(self) -> bool:
+        """A quick-match room still waiting for players (``match`` may seat one here)."""
+        return (
+            self.fill_at is not None
+            and not self.core.started
+            and not self.closed
+            and not self.suspended
+            and not self.private
+        )
 
-    def bot_for(self, seat: int) -> Bot:
-        bot = self.bots.get(seat)
-        if bot is None:
-            level = self.seats[seat].bot or "normal"
-            cls = find_bot(self.game.name, level)
-            bot = cls(
-                rng=random.Random(f"{self.record.seed}:{seat}"),
-                budget=self.services.limits.bot_think,
-            )
-            self.bots[seat] = bot
-        return bot
+    def arm_fill(self) -> None:
+        """Quick-match: give the open seats to bots at :attr:`fill_at` (:class:`Filler`)."""
+        self.filler.arm()
 
-    async def _run_bots(self) -> None:
-        """Let COMP seats play while it is their turn; their moves go the players' way."""
-        failures = 0
-        delay = self.services.limits.bot_delay
-        health = self.services.health
-        while not self.closed and self.engine is not None and self.status is Status.PLAYING:
-            seat = self.engine.to_move
-            if seat is None or seat not in self.playing_bots() or self.unattended():
-                return  # add_member wakes an unattended room
-            if self.engine.paused is not None:
-                return  # its resume wakes it
-            await health.wait()
-            if delay:
-                await self.clock.sleep(delay)
-            view = self.engine.view(seat)
-            seq = self.seq
-            bot = self.bot_for(seat)
-            try:
-                action = await asyncio.to_thread(bot.choose, view)
-            except Exception:
-                log.exception("room %s: bot of seat %d crashed", self.id, seat)
-                action = None
-            if action is None:
-                failures += 1
-                if failures >= 3:
-                    log.error("room %s: bot of seat %d has no move; stopping it", self.id, seat)
-                    return
-                continue
-            async with self.lock:
-                if self.seq != seq or self.closed or self.engine is None:
-                    continue  # the game moved on (a clock step, a rebuild); think again
-                try:
-                    await self._apply(seat, action, self.clock.time())
-                    failures = 0
-                except ProtocolError as exc:
-                    if exc.code == ErrorCode.UNAVAILABLE:
-                        if not self.suspended:
-                            self._park()
-                        return  # the rebuild, or the store's return, wakes the bots
-                    failures += 1
-                    log.warning("room %s: bot move %r refused: %s", self.id, action, exc)
-                    if failures >= 3:
-                        return
-                except GameError as exc:
-                    failures += 1
-                    log.warning("room %s: bot move %r refused: %s", self.id, action, exc)
-                    if failures >= 3:
-                        return
+    async def fill_sooner(self, at: float) -> None:
+        """Another player matched here and waits at most until ``at``: bots come by then."""
+        await self.filler.sooner(at)
 
     # -- recovery ------------------------------------------------------------------------
 
-    def replay(self, entries: Iterable[JournalEntry]) -> None:
-        """Rebuild the game from its journal (no I/O, no broadcast)."""
-        self.engine = None
-        self.seq = 0
-        self.recent.clear()
-        tail: collections.deque[tuple[int, list[Event]]] = collections.deque(maxlen=RECENT)
-        for entry in entries:
-            events = self._run_engine(entry.seat, entry.action, entry.now)
-            self.seq = entry.seq
-            self._last_now = entry.now
-            tail.append((self.seq, events))
-        self.recent.extend((seq, msgpack.packb(ev, use_bin_type=True)) for seq, ev in tail)
+    def rebuild(self, entries: Iterable[JournalEntry]) -> None:
+        """Make the game again from its journal (recovery: no I/O, no broadcast)."""
+        self.core.rebuild(entries)
 
     def resume(self) -> None:
-        """After a replay at start-up: re-arm clocks and bots, and keep a result not yet kept.
+        """After a rebuild at start-up: re-arm clocks and bots, and keep a result not yet kept.
 
         Nobody is connected yet: a game whose clock stops for absent players is
         paused as of its last journal entry, so the time the server was down
@@ -893,133 +642,20 @@ class Room:
         """
         if self.status is Status.OVER:
             if self.record.status != Status.OVER.value:  # it ended just before a crash
-                assert self.engine is not None
-                now = self.clock.time()
-                result, scores = self.engine.result() or {}, self._score_records(now)
-                self._spawn_finish_later(result, scores, now, self._rated())
+                engine = self.engine
+                assert engine is not None
+                now, name = self.clock.time(), self.game.name
+                scores = score_records(name, self.id, self.seats, engine, now)
+                rating = rated(name, self.id, self.seats, engine)
+                finish_later(self, engine.result() or {}, scores, now, rating)
             return
-        if self.engine is not None:
-            self._last_to_move, self._turn_since = self.engine.to_move, self.clock.time()
-        for seat in self._humans():
-            self._away_since.setdefault(seat, self.clock.time())
-        self._arm_timer()
-        self._wake_bots()
-        self._presence_changed(at=self._last_now)
-
-    # -- players who go away ----------------------------------------------------------------
-
-    def _humans(self) -> list[int]:
-        """The seats people play (not COMP seats)."""
-        return [i for i in range(len(self.seats)) if i not in self._bot_seats]
-
-    def _presence_changed(self, at: float | None = None) -> None:
-        """A player came or went: see (under the lock, soon) what the game needs now.
-
-        ``at``: the time to journal a pause at (after a restart: the last entry's).
-        """
-        if self.engine is None or self.closed or self.suspended or not self._humans():
-            return
-        if self._presence is not None and not self._presence.done():
-            self._presence_again = True
-            return
-
-        async def sync() -> None:
-            while True:
-                self._presence_again = False
-                async with self.lock:
-                    try:
-                        await self._sync_presence(self.clock.time() if at is None else at)
-                    except ProtocolError as exc:
-                        if exc.code != ErrorCode.UNAVAILABLE:
-                            raise
-                        return  # suspended or parked: presence is looked at again on rebuild
-                if not self._presence_again:
-                    return
-
-        self._presence = asyncio.create_task(sync(), name=f"presence-{self.id}")
-
-    async def _sync_presence(self, now: float, *, membership: bool = True) -> None:
-        """Journal what the players' presence asks of the game, then arm a stand-in. Hold the lock.
-
-        ``membership``: called because someone came or went (or the server restarted):
-        only then may the game be paused or resumed. After a move only the turn
-        matters (a seat to give back, a stand-in to arm): a game that has just
-        started is not paused because its last player is still joining.
-
-        - Every human away, in a game whose clock stops (Match-It, LinkSame, Mathable's
-          turn clock) and runs now: pause it (an untimed game has nothing to stop, and
-          its journal no entry to write); someone back: resume it (a pause the player asked for
-          stays until they resume it).
-        - A seat a stand-in plays whose player is back: give it back, at the first turn
-          that is not theirs (the stand-in finishes the turn it began).
-        - The seat to move away for ``standin_after`` seconds: a stand-in (:meth:`_arm_standin`).
-        """
-        engine = self.engine
-        if engine is None or self.closed or self.suspended or engine.status is not Status.PLAYING:
-            return
-        humans = self._humans()
-        if not humans:
-            return
-        everyone_away = all(not self.connected(s) for s in humans)
-        stops = engine.pausable and engine.clock_runs  # an untimed game has nothing to stop
-        if membership and stops and everyone_away and engine.paused is None:
-            await self._apply(None, away(), now)
-            self.push_summary()
-            return  # the entry's own _after_change looked at the rest
-        if membership and engine.pausable and not everyone_away and engine.paused is Pause.AWAY:
-            await self._apply(None, RESUME, max(now, self.clock.time()))
-            self.push_summary()
-            return
-        for seat in sorted(engine.stood_in_seats):
-            if self.connected(seat) and engine.to_move != seat:
-                await self._apply(None, stand_back(seat), now)
-                return
-        self._arm_standin()
-
-    def _cancel_standin(self) -> None:
-        if self._standin_timer is not None:
-            self._standin_timer.cancel()
-            self._standin_timer = None
-
-    def _arm_standin(self) -> None:
-        """The seat to move is away: a stand-in plays it ``standin_after`` seconds after
-        both its turn began and its player went (a room option; 0: never)."""
-        self._cancel_standin()
-        engine = self.engine
-        after = self.record.options.get("standin_after", 0)
-        if engine is None or not after or engine.paused is not None:
-            return
-        seat = engine.to_move
-        if seat is None or seat in self.playing_bots() or self.connected(seat):
-            return
-        since = max(self._turn_since, self._away_since.get(seat, self._turn_since))
-        delay = max(0.0, since + after - self.clock.time())
-        seq = self.seq
-        self._standin_timer = self.clock.call_later(
-            delay, lambda: asyncio.ensure_future(self._standin_due(seat, seq))
-        )
-
-    async def _standin_due(self, seat: int, seq: int) -> None:
-        async with self.lock:
-            self._standin_timer = None
-            engine = self.engine
-            if (
-                engine is None
-                or self.closed
-                or self.suspended
-                or self.seq != seq
-                or engine.to_move != seat
-                or engine.paused is not None
-                or self.connected(seat)
-                or seat in self.playing_bots()
-            ):
-                return
-            log.info("room %s: a stand-in plays seat %d, its player away", self.id, seat)
-            try:
-                await self._apply(None, stand_in(seat), self.clock.time())
-            except ProtocolError as exc:
-                if exc.code != ErrorCode.UNAVAILABLE:
-                    raise
+        presence = self.presence
+        presence.moved(self.clock.time())
+        for seat in presence.humans():
+            presence.away_since.setdefault(seat, self.clock.time())
+        self.ticker.arm()
+        self.bots.wake()
+        presence.changed(at=self.core.now)
 
     # -- faults of the store ----------------------------------------------------------------
 
@@ -1027,150 +663,31 @@ class Room:
         retry = self.services.health.retry_after or MIN_RETRY_AFTER
         return ProtocolError(ErrorCode.UNAVAILABLE, message, retry_after=retry)
 
-    def _suspend(self) -> None:
-        """Drop a state the journal may not hold; refuse everything until rebuilt. Hold the lock."""
-        if self.suspended:
-            return
-        self.suspended = True
-        self._held = self.status
-        self.engine = None
-        self.bots.clear()  # a bot's memory of the dropped move must go too
-        self._cancel_timer()
-        self.push_summary()
-        log.warning("room %s suspended at seq %d until its journal can be read", self.id, self.seq)
-        self._recovery = asyncio.create_task(self._recover(), name=f"recover-{self.id}")
-
-    async def _recover(self) -> None:
-        """Once the store answers: rebuild from the journal, tell the members, play on."""
-        health = self.services.health
-        pause = REBUILD_BACKOFF[0]
-        while not self.closed:
-            await health.wait()
-            try:
-                record = await self.store.room(self.id)
-                entries = await self.store.journal(self.id)
-            except StoreUnavailable as exc:
-                health.failed(exc)
-                continue
-            except Exception:
-                # Not the store being away but its driver failing (asyncpg's "another
-                # operation is in progress" on a connection the database dropped): this
-                # task is the room's only way back, so it never ends over it.
-                log.exception("room %s: its journal could not be read", self.id)
-                await self.clock.sleep(pause)
-                pause = min(REBUILD_BACKOFF[1], pause * 2)
-                continue
-            if record is None or record.node != self.record.node:
-                log.warning("room %s is no longer this node's; letting it go", self.id)
-                if self._on_moved is not None:
-                    self._on_moved(self)
-                return
-            async with self.lock:
-                before = self.seq
-                try:
-                    self.replay(entries)
-                except Exception:
-                    log.exception("room %s: its journal could not be replayed", self.id)
-                    self.engine, self.seq = None, before
-                    await self.clock.sleep(pause)
-                    pause = min(REBUILD_BACKOFF[1], pause * 2)
-                    continue
-                self.suspended = False
-                log.warning("room %s restored at seq %d (was %d)", self.id, self.seq, before)
-                if self.seq > before:  # the append in doubt had been committed after all
-                    self._broadcast_since(before)
-                self.push_summary()
-                if self.engine is not None:
-                    await self._after_change(entries[-1].now)
-                else:
-                    self._held = Status.WAITING
-            if self.engine is None:
-                await self.maybe_start()
-            return
-
-    def _broadcast_since(self, before: int) -> None:
-        """Send what the journal holds after ``before`` as one update (a catch-up)."""
-        events = [
-            ev
-            for seq, packed in self.recent
-            if seq > before
-            for ev in msgpack.unpackb(packed, raw=False)
-        ]
-        self.broadcast(events)
-
-    def _park(self) -> None:
-        """The store was down before anything changed: wait for it, then re-arm clocks and bots."""
-        if self._parked is not None and not self._parked.done():
-            return
-
-        async def unpark() -> None:
-            await self.services.health.wait()
-            if not self.closed and not self.suspended:
-                self._arm_timer()
-                self._wake_bots()
-                if self.engine is None:
-                    await self.maybe_start()
-
-        self._parked = asyncio.create_task(unpark(), name=f"park-{self.id}")
+    def park(self) -> None:
+        """The store was down before anything changed: the proposers wait for it."""
+        self.recovery.park()
 
     def missed(self, seat: int | None, since: int) -> list[dict[str, Any]] | None:
-        """Updates after ``since`` for ``seat``; None if they are no longer kept, or if
-        ``since`` is ahead of the room (the server lost moves it had shown: a restored
-        backup): either way the view alone is the truth."""
-        if since > self.seq:
-            return None
-        if since == self.seq:
-            return []
-        if not self.recent or self.recent[0][0] > since + 1:
-            return None
-        return [
-            {"seq": s, "events": visible(msgpack.unpackb(packed, raw=False), seat)}
-            for s, packed in self.recent
-            if s > since
-        ]
+        """Updates after ``since`` for ``seat`` (see :meth:`RoomCore.missed`)."""
+        return self.core.missed(seat, since)
 
     def close(self) -> None:
         self.closed = True
-        self._cancel_timer()
-        self._cancel_standin()
-        if self._fill_timer is not None:
-            self._fill_timer.cancel()
-        for task in (self._bot_task, self._recovery, self._parked, self._filling):
+        self.ticker.cancel()
+        self.presence.cancel_standin()
+        self.filler.cancel()
+        self.recovery.cancel()
+        for task in (self.bots.task, self.filler.task, self.presence.task):
             if task is not None:
                 task.cancel()
+        for task in list(self._tasks):
+            task.cancel()
 
-
-def view_patch(old: dict[str, Any], new: dict[str, Any]) -> Patch:
-    """The patch from ``old`` to ``new``, with the server's ``now`` set whatever it was.
-
-    Members of one seat may hold views of the same seq taken at different times
-    (they joined at different moments): they differ only in ``now``, which the
-    patch therefore always sets rather than compares.
-    """
-    if "now" not in old and "now" not in new:  # a game without a clock: nothing to leave out
-        return diff(old, new)
-    # The diff runs on the keys the member holds (keys go by their place among them),
-    # with ``now`` as it holds it; ``now`` is then set, or removed, by name.
-    mid = dict(new)
-    if "now" in old:
-        mid["now"] = old["now"]
-    else:
-        mid.pop("now", None)
-    out = diff(old, mid)
-    if "now" in new:
-        out.append([["now"], new["now"]])
-    elif "now" in old:
-        out.append([["now"]])
-    return out
-
-
-def visible(events: list[Event], seat: int | None) -> list[Event]:
-    """The events ``seat`` may see, with the private marker stripped."""
-    out = []
-    for ev in events:
-        if PRIVATE in ev:
-            if ev[PRIVATE] != seat:
-                continue
-            ev = {k: v for k, v in ev.items() if k != PRIVATE}
-        out.append(ev)
-    return out
+    def spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``work`` as a task the room keeps (and cancels on :meth:`close`)."""
+        if self.closed:
+            work.close()
+            return
+        task = asyncio.create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

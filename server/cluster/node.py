@@ -403,12 +403,12 @@ class Cluster:
             self.directory.mark_mine(room_id)
             return
         log.warning("room %s now belongs to node %s; letting it go", room_id, record.node)
-        # Under the room's lock, as a handover does: an act holds it from the engine's
-        # step until its append is answered (here: refused, the room is fenced), and
+        # Between the room's moves, as a handover does: an act holds the door from the
+        # engine's step until its append is answered (here: refused, the room is fenced), and
         # the copy let go in between would leave behind a room ahead of its journal,
         # still reachable by that act's suspension and recovery. Once the act is done
         # this copy is let go as it stands, at the seq its journal holds.
-        async with room.lock:
+        async with room.between_moves():
             if self.lobby.rooms.get(room_id) is not room:
                 return  # let go meanwhile (another check, or its own recovery's)
             self._relay_members(room, record.node)
@@ -416,7 +416,7 @@ class Cluster:
     def _relay_members(self, room: Room, host: str) -> None:
         """Let ``room`` go; this node's connections in it follow it to ``host``.
 
-        Hold the room's lock: ``room.seq`` is then what the journal holds, each
+        Between the room's moves: ``room.seq`` is then what the journal holds, each
         connection's last seq at the new host.
         """
         members = [(s, seat) for s, seat in room.members.items() if not isinstance(s, StandIn)]
@@ -560,7 +560,7 @@ class Cluster:
             if room.closed or room.status.value == "over":
                 continue
             target = min(targets, key=lambda n: (targets[n], n))
-            async with room.lock:
+            async with room.between_moves():
                 try:
                     record = await self.store.hand_over(room.id, self.node, target)
                 except StoreUnavailable:

@@ -63,7 +63,7 @@ sending. The marker is underscored so that no game field can collide with it
 """
 
 TICK: Action = {"do": "_tick"}
-"""The journal's record of a clock step: replay calls ``advance(now)`` for it."""
+"""The journal's record of a clock step: applying it calls ``advance(now)``."""
 
 
 class Pause(enum.StrEnum):

@@ -18,6 +18,8 @@ from tilehall.server.games import find_game
 from tilehall.server.games.base import IllegalMove, Pause
 from tilehall.server.games.replay import RESUME, START, away, step
 
+from tests.tables import entry, table
+
 T0 = 1_800_000_000.0
 
 
@@ -131,16 +133,14 @@ def test_mathable_stand_ins_are_shown_and_kept_out_of_the_hall_of_fame():
 )
 def test_pauses_in_the_journal_replay_exactly(script):
     """Whatever the order of pauses, resumes and moves, the journal rebuilds the same game."""
-    cls = find_game("matchit")
     live = None
     journal: list[tuple[int | None, dict, float]] = [(None, START, T0)]
-    live, _ = step(
-        cls, None, options={}, seats=1, seed=9, bots=frozenset(), seat=None, action=START, now=T0
-    )
+    record = table("matchit", seed=9)
+    live, _ = step(record, None, entry(None, START, T0))
     now = T0
     for kind, dt in script:
         now += dt
-        entry = (
+        done = (
             (None, away(), now)
             if kind == "pause"
             else (None, RESUME, now)
@@ -148,31 +148,11 @@ def test_pauses_in_the_journal_replay_exactly(script):
             else (0, {"do": "help"}, now)
         )
         try:
-            step(
-                cls,
-                live,
-                options={},
-                seats=1,
-                seed=9,
-                bots=frozenset(),
-                seat=entry[0],
-                action=entry[1],
-                now=entry[2],
-            )
+            step(record, live, entry(*done))
         except IllegalMove:
             continue  # refused: not journaled
-        journal.append(entry)
+        journal.append(done)
     copy = None
     for seat, action, at in journal:
-        copy, _ = step(
-            cls,
-            copy,
-            options={},
-            seats=1,
-            seed=9,
-            bots=frozenset(),
-            seat=seat,
-            action=action,
-            now=at,
-        )
+        copy, _ = step(record, copy, entry(seat, action, at))
     assert copy.view(0) == live.view(0)

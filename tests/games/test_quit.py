@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from tilehall.server.games import find_game
 from tilehall.server.games.base import IllegalMove
 from tilehall.server.games.replay import START, step
+
+from tests.tables import entry, table
 
 T0 = 1_800_000_000.0
 
 
 def dealt(name: str):
-    engine, _ = step(
-        find_game(name),
-        None,
-        options={},
-        seats=1,
-        seed=7,
-        bots=frozenset(),
-        seat=None,
-        action=START,
-        now=T0,
-    )
+    engine, _ = step(table(name, seed=7), None, entry(None, START, T0))
     return engine
 
 

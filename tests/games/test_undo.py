@@ -19,6 +19,8 @@ from tilehall.server.games import find_game
 from tilehall.server.games.base import IllegalMove
 from tilehall.server.games.replay import START, step
 
+from tests.tables import entry, table
+
 T0 = 1_800_000_000.0
 GAMES = ["lines", "ishido", "matchit", "linksame"]
 
@@ -29,6 +31,7 @@ class Played:
     def __init__(self, name: str, seed: int) -> None:
         self.cls = find_game(name)
         self.seed = seed
+        self.table = table(name, seed=seed)
         self.journal: list[tuple[int | None, dict, float]] = []
         self.engine = None
         self.now = T0
@@ -36,34 +39,14 @@ class Played:
 
     def apply(self, seat, action, dt: float = 1.0):
         self.now += dt
-        self.engine, events = step(
-            self.cls,
-            self.engine,
-            options={},
-            seats=1,
-            seed=self.seed,
-            bots=frozenset(),
-            seat=seat,
-            action=action,
-            now=self.now,
-        )
+        self.engine, events = step(self.table, self.engine, entry(seat, action, self.now))
         self.journal.append((seat, action, self.now))
         return events
 
     def replayed(self):
         engine = None
         for seat, action, at in self.journal:
-            engine, _ = step(
-                self.cls,
-                engine,
-                options={},
-                seats=1,
-                seed=self.seed,
-                bots=frozenset(),
-                seat=seat,
-                action=action,
-                now=at,
-            )
+            engine, _ = step(self.table, engine, entry(seat, action, at))
         return engine
 
 

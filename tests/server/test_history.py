@@ -206,7 +206,6 @@ def played(name: str, seed: int, moves: int, options: dict) -> tuple[RoomRecord,
     """A game driven as a room drives it; its journal and a spectator's view after each entry."""
     cls = find_game(name)
     seats = 2 if cls.max_seats > 1 else 1
-    bots = frozenset(range(seats)) if seats > 1 else frozenset()
     record = RoomRecord(
         id="r1",
         game=name,
@@ -225,18 +224,9 @@ def played(name: str, seed: int, moves: int, options: dict) -> tuple[RoomRecord,
     seen: list[tuple[list, dict]] = []
     entry_seat, action = None, START
     for seq in range(1, moves + 2):
-        engine, events = step(
-            cls,
-            engine,
-            options=record.options,
-            seats=seats,
-            seed=seed,
-            bots=bots,
-            seat=entry_seat,
-            action=action,
-            now=now,
-        )
-        journal.append(JournalEntry(room="r1", seq=seq, seat=entry_seat, action=action, now=now))
+        entry = JournalEntry(room="r1", seq=seq, seat=entry_seat, action=action, now=now)
+        engine, events = step(record, engine, entry)
+        journal.append(entry)
         seen.append((events, engine.view(None)))
         if engine.status.value != "playing":
             break

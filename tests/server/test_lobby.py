@@ -10,7 +10,7 @@ import hashlib
 import secrets
 from typing import Any
 
-import tilehall.server.lobby as lobby_module
+import tilehall.server.lobby.making as lobby_module
 
 from tests.memory import MemoryMember
 

@@ -182,6 +182,6 @@ async def test_an_older_journal_with_fields_ignored_then_still_replays(house):
         JournalEntry(room=room_id, seq=live.seq + 1, seat=0, action=old, now=house.clock.time())
     )
     copy = Room(live.record, find_game("ishido"), house.lobby.services)
-    copy.replay(await house.journal(room_id))
+    copy.rebuild(await house.journal(room_id))
     assert copy.seq == live.seq + 1
     assert copy.view(0)["board"] != view["board"]  # the stone is on the board
