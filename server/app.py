@@ -119,6 +119,13 @@ class Server:
             self.admin.url,
             self.admin.file,
         )
+        if self.web is not None:
+            log.info(
+                "web client: open %s/ in a browser (%d files, %d KB)",
+                self.page_url,
+                len(self.web.files),
+                self.web.size // 1024,
+            )
         log.info(
             "listening on %s://%s:%d (store %s, %d rooms recovered, loop %s)",
             "wss" if self.config.certfile else "ws",
@@ -128,13 +135,6 @@ class Server:
             recovered,
             type(asyncio.get_running_loop()).__module__.split(".")[0],
         )
-        if self.web is not None:
-            log.info(
-                "web client: open %s/ in a browser (%d files, %d KB)",
-                self.page_url,
-                len(self.web.files),
-                self.web.size // 1024,
-            )
 
     @property
     def page_url(self) -> str:

@@ -336,8 +336,10 @@ async def http_handler(
         return _health(server, path)
     if path in ("/metrics", "/admin") or path.startswith("/admin/"):
         return _response(404, "not found\n", "text/plain")
-    if server.web is not None and not upgrade:
+    if not upgrade and server.web is not None:
         return server.web.answer(request)
+    if not upgrade and path != "/":  # --no-web: no room pages either
+        return _response(404, "not found\n", "text/plain")
     return None
 
 
