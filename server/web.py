@@ -81,7 +81,7 @@ CACHE_CONTROL = "no-cache"
 _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 """One part of a served file's path: no dotfiles, nothing that needs encoding."""
 
-_ROOM_PAGE = re.compile(r"/r/[A-Za-z0-9_-]{1,64}")
+_ROOM_PAGE = re.compile(r"/r/[A-Za-z0-9_-]{1,64}/?")
 """A room's own address: room ids and private codes are URL-safe base64 or ``r`` + hex."""
 
 _REASONS = {
@@ -248,7 +248,10 @@ class WebFiles:
         path = request.path.split("?", 1)[0]
         file = self.lookup(path)
         if file is None:
-            return _plain(404, "not found\n")
+            missing = _plain(404, "not found\n")
+            if method == "HEAD":
+                missing.body = b""
+            return missing
         headers = request.headers
         zipped = file.gzipped is not None and _wants_gzip(headers.get("Accept-Encoding", ""))
         etag = file.gzip_etag if zipped else file.etag

@@ -43,6 +43,7 @@ def csp_directives(value: str) -> dict[str, list[str]]:
         "/r/Xf3kq0Zb2mWc9sTa",
         "/r/mA5c3k0-4bXq2Zs1?code=mA5c3k0-4bXq2Zs1",
         "/r/r0a1b2c3?seat=1&x=%2e%2e",
+        "/r/r0a1b2c3/",
     ],
 )
 async def test_the_page_and_every_room_address_answer_index_html(server: Server, target):
@@ -155,7 +156,7 @@ TRAVERSALS = [
     "/.env",
     "/r",
     "/r/",
-    "/r/abc/",
+    "/r/abc//",
     "/r/abc/def",
     "/r/../index.html",
     "/r/%2e%2e",
@@ -333,6 +334,8 @@ async def test_head_answers_the_headers_without_the_body(server: Server):
     assert head.body == b""
     assert head.headers["content-length"] == str(len(get.body))
     assert head.headers["etag"] == get.headers["etag"]
+    missing = await request(server.port, "/nothing", method="HEAD")
+    assert (missing.status, missing.body) == (404, b"")
 
 
 # -- beside the WebSocket ---------------------------------------------------------------------
