@@ -23,6 +23,7 @@ class App {
     this.prefs = loadPrefs();
     this.codes = new Map(); // room -> private code, learnt from links and `created`
     window.addEventListener("popstate", () => this.route());
+    window.addEventListener("hashchange", () => this.route()); // a link pasted with its #code
     window.addEventListener("online", () => this.conn && this.conn.retryNow());
     document.getElementById("home").addEventListener("click", (ev) => {
       if (!this.welcome) return;

@@ -54,7 +54,8 @@ export class RoomScreen {
     this.leaveBtn = h("button", { type: "button", onclick: () => this.leave() }, "Leave");
     this.replayBtn = h("button", { type: "button", hidden: true, onclick: () => this.app.go(`/#replay=${encodeURIComponent(this.room)}`) }, "Replay this game");
     this.linkBtn = h("button", { type: "button", onclick: () => this.copyLink() }, "Copy link");
-    fill(main, h("section", { class: "room", "aria-labelledby": "room-h" },
+    this.section = h("section", { class: "room", "aria-labelledby": "room-h" });
+    fill(main, fill(this.section,
       h("div", { class: "room-head" }, this.titleEl,
         h("div", { class: "room-actions" }, this.linkBtn, this.replayBtn, this.leaveBtn)),
       this.infoEl, this.bannerEl, this.countdownEl, this.choiceEl,
@@ -313,6 +314,9 @@ export class RoomScreen {
 
   /** The room's header: game, status, seats, whose turn. */
   showInfo() {
+    // where the page stands, for a person debugging (and a test's wait): its seq and seat
+    this.section.dataset.seq = String(this.seq);
+    this.section.dataset.seat = this.seat === null ? "" : String(this.seat);
     const s = this.summary;
     const v = this.view;
     const game = (s && s.game) || (v && v.game);
