@@ -7,6 +7,16 @@
 // simply redraws that view.
 
 export const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+// The boards' own styles, loaded once beside this module (the page's CSP allows a
+// stylesheet of its own origin; no inline style is used anywhere).
+if (typeof document !== "undefined" && !document.querySelector("link[data-tb-games]")) {
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL("../../css/games.css", import.meta.url).href;
+  link.dataset.tbGames = "";
+  document.head.append(link);
+}
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** A square as the terminal client names it: column letter, row from 1 (`[6, 7]` -> `h7`). */
