@@ -53,7 +53,7 @@ export function mount(root, ctx) {
   let recent = new Set();
   let current = new Set();
   const clock = new ServerClock();
-  const { main, side } = frame(root, "mathable", KEYS);
+  const { main, side, signal, close } = frame(root, "mathable", KEYS);
   const restore = () => {
     pending = null;
     if (view) draw();
@@ -65,7 +65,7 @@ export function mount(root, ctx) {
   const rackLabel = h("span", { class: "tb-rack-label", text: "Your rack" });
   const rackEl = h("div", { class: "tb-rack", role: "group", "aria-label": "Your rack" });
   const rackNote = h("div", { class: "tb-rack-note", "aria-live": "polite" });
-  const controls = new Controls(root);
+  const controls = new Controls(root, signal);
   controls.add("end", "End turn", () => send({ do: "end" }).then(() => { picked = null; }), { key: "e", tone: "go" });
   controls.add("draw", "Draw", () => send({ do: "draw" }), { key: "d" });
   controls.add("exchange", "Exchange", () => exchange(), { key: "x" });
@@ -86,7 +86,7 @@ export function mount(root, ctx) {
       draw();
       ev.preventDefault();
     }
-  });
+  }, { signal });
 
   // -- the rack: pick, drag, mark -----------------------------------------------------------
 
@@ -145,9 +145,9 @@ export function mount(root, ctx) {
       drawRack();
     }
   };
-  window.addEventListener("pointermove", onMove, { passive: false });
-  window.addEventListener("pointerup", onUp);
-  window.addEventListener("pointercancel", onUp);
+  window.addEventListener("pointermove", onMove, { passive: false, signal });
+  window.addEventListener("pointerup", onUp, { signal });
+  window.addEventListener("pointercancel", onUp, { signal });
   rackEl.addEventListener("click", (ev) => {
     const button = ev.target.closest(".tb-rack-tile");
     if (!button || swallowClick) return;
@@ -395,11 +395,8 @@ export function mount(root, ctx) {
     },
     destroy() {
       clearInterval(ticker);
-      window.removeEventListener("pointermove", onMove);
-      window.removeEventListener("pointerup", onUp);
-      window.removeEventListener("pointercancel", onUp);
       if (drag && drag.ghost) drag.ghost.remove();
-      root.replaceChildren();
+      close();
     },
   };
 }
