@@ -7,6 +7,16 @@
 // simply redraws that view.
 
 export const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+// The boards' own styles, loaded once beside this module (the page's CSP allows a
+// stylesheet of its own origin; no inline style is used anywhere).
+if (typeof document !== "undefined" && !document.querySelector("link[data-tb-games]")) {
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL("../../css/games.css", import.meta.url).href;
+  link.dataset.tbGames = "";
+  document.head.append(link);
+}
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** A square as the terminal client names it: column letter, row from 1 (`[6, 7]` -> `h7`). */
@@ -206,7 +216,7 @@ export class Grid {
  * in the board (`key` as `KeyboardEvent.key`, so `Q` is shift+q, as in the terminal).
  */
 export class Controls {
-  constructor(root) {
+  constructor(root, signal) {
     this.el = h("div", { class: "tb-controls", role: "toolbar", "aria-label": "Game controls" });
     this.buttons = new Map();
     this.keys = new Map();
@@ -220,7 +230,7 @@ export class Controls {
       ev.preventDefault();
       button.click();
     };
-    root.addEventListener("keydown", this.onKey);
+    root.addEventListener("keydown", this.onKey, { signal });
   }
 
   add(name, label, onClick, { key, tone } = {}) {
@@ -308,9 +318,12 @@ export function stat(label, value, cls = "") {
 
 /**
  * The frame of a board: the game's area (board and controls) and its side panel. `main`
- * holds the board; `side` the numbers; `keysHelp` the keys, shown by `?`.
+ * holds the board; `side` the numbers; `help` the keys, shown by `?`; `signal` ends the
+ * board's listeners when `close` takes it down.
  */
 export function frame(root, game, keys) {
+  const abort = new AbortController();
+  const signal = abort.signal;
   root.classList.add("tb-game", `tb-${game}`);
   const main = h("div", { class: "tb-main" });
   const side = h("div", { class: "tb-side", "aria-label": "Game status" });
@@ -326,8 +339,15 @@ export function frame(root, game, keys) {
     } else if (ev.key === "Escape" && !help.hidden) {
       help.hidden = true;
     }
-  });
-  return { main, side, help };
+  }, { signal });
+  // The shell may mount a board again in the same element (a preference changed): every
+  // listener a board puts outside its own elements goes with `signal`, and `close` ends them.
+  const close = () => {
+    abort.abort();
+    root.replaceChildren();
+    root.classList.remove("tb-game", `tb-${game}`);
+  };
+  return { main, side, help, signal, close };
 }
 
 /**

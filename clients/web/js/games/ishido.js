@@ -42,7 +42,7 @@ export function mount(root, ctx) {
   let view = null;
   let hint = null;
   const twice = new Twice();
-  const { main, side } = frame(root, "ishido", KEYS);
+  const { main, side, signal, close } = frame(root, "ishido", KEYS);
   const restore = () => view && draw();
   const send = sender(ctx, restore);
 
@@ -53,7 +53,7 @@ export function mount(root, ctx) {
   });
   grid.cursor = [3, 6];
   const current = h("div", { class: "tb-current", "aria-live": "polite" });
-  const controls = new Controls(root);
+  const controls = new Controls(root, signal);
   controls.add("help", "Help", () => send({ do: "help" }), { key: "i" });
   controls.add("undo", "Undo", () => send({ do: "undo" }), { key: "u" });
   controls.add("quit", "Quit", () => {
@@ -190,7 +190,7 @@ export function mount(root, ctx) {
       draw();
     },
     destroy() {
-      root.replaceChildren();
+      close();
     },
   };
 }

@@ -57,7 +57,7 @@ export function mount(root, ctx) {
   let marks = { gone: new Set(), thrown: new Set(), trail: new Set() };
   let fadeTimer = null;
   const twice = new Twice();
-  const { main, side } = frame(root, "lines", KEYS);
+  const { main, side, signal, close } = frame(root, "lines", KEYS);
   const restore = () => {
     selected = null;
     if (view) draw();
@@ -65,7 +65,7 @@ export function mount(root, ctx) {
   const send = sender(ctx, restore);
   const grid = new Grid({ label: "Lines board", cls: "tb-lines-grid", onActivate: (r, c) => activate(r, c) });
   const wrap = h("div", { class: "tb-lines-wrap" }, grid.el);
-  const controls = new Controls(root);
+  const controls = new Controls(root, signal);
   controls.add("undo", "Undo", () => send({ do: "undo" }), { key: "u" });
   controls.add("quit", "Quit", () => {
     if (twice.press("quit")) send({ do: "quit" });
@@ -213,7 +213,7 @@ export function mount(root, ctx) {
     destroy() {
       stopTravel();
       clearTimeout(fadeTimer);
-      root.replaceChildren();
+      close();
     },
   };
 }

@@ -23,7 +23,7 @@ export function mountShisen(root, ctx, spec) {
   let marked = new Set();
   const clock = new ServerClock();
   const twice = new Twice();
-  const { main, side } = frame(root, spec.game, spec.keys);
+  const { main, side, signal, close } = frame(root, spec.game, spec.keys);
   const restore = () => {
     selected = null;
     if (view) draw();
@@ -34,7 +34,7 @@ export function mountShisen(root, ctx, spec) {
   const wrap = h("div", { class: "tb-shisen-wrap" }, grid.el, overlay);
   wrap.style.setProperty("--aspect", spec.aspect || 0.78);
   const pausedBox = h("div", { class: "tb-paused", hidden: true });
-  const controls = new Controls(root);
+  const controls = new Controls(root, signal);
   const api = {
     ctx, send, twice, clock, controls,
     get view() { return view; },
@@ -108,6 +108,11 @@ export function mountShisen(root, ctx, spec) {
   function draw() {
     const board = shown || view.board;
     const hidden = !view.board;
+    // The focus must not fall out of the board when the squares hide or come back, or its
+    // keys (p to resume) would stop working.
+    const hadFocus = root.contains(document.activeElement) || document.activeElement === document.body;
+    const focusInGrid = grid.hasFocus();
+    const focusInPause = pausedBox.contains(document.activeElement);
     wrap.hidden = hidden;
     pausedBox.hidden = !hidden || view.status !== "playing";
     if (hidden) {
@@ -150,6 +155,12 @@ export function mountShisen(root, ctx, spec) {
       overlay.replaceChildren();
       if (path) drawPath(path, "tb-path-line", animate(ctx));
       else if (hint && hint.path && !shown) drawPath(hint.path, "tb-hint-line", false);
+    }
+    if (hadFocus && hidden && focusInGrid) {
+      const resume = pausedBox.querySelector("button") || controls.get("pause");
+      if (resume) resume.focus();
+    } else if (hadFocus && !hidden && focusInPause) {
+      grid.setCursor(...grid.cursor);
     }
     drawSide();
     const mine = api.playing();
@@ -200,7 +211,7 @@ export function mountShisen(root, ctx, spec) {
     destroy() {
       clearInterval(ticker);
       clearTimeout(pathTimer);
-      root.replaceChildren();
+      close();
     },
   };
 }
