@@ -150,7 +150,13 @@ async def test_a_comp_only_mathable_game_is_watched_and_told(page: Page, url: st
 
 async def test_a_finished_game_is_replayed_step_by_step(page: Page, url: str):
     room = await play_solo(url, "Bob", "ishido", 6)
-    await sign_in(page, "Ada", f"/#replay={room}")
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    await page.get_by_role("button", name="My games").click()
+    await page.get_by_label("Player").fill("Bob")
+    await page.get_by_role("button", name="Show").click()
+    await page.get_by_role("button", name=f"Replay Ishido {room}").click()
+    assert page.url.endswith(f"/#replay={room}")
     pos = page.locator(".replay-pos")
     await expect(pos).to_have_text(re.compile(r"^Move 1 of \d+$"))
     text = await pos.inner_text()
@@ -166,7 +172,7 @@ async def test_a_finished_game_is_replayed_step_by_step(page: Page, url: str):
     await expect(pos).to_have_text(f"Move 1 of {last}")
     await page.keyboard.press(" ")  # plays to the end by itself
     await expect(pos).to_have_text(f"Move {last} of {last}", timeout=20000)
-    await expect(page.get_by_role("button", name="Play")).to_be_visible()  # stopped there
+    await expect(page.get_by_role("button", name="Play", exact=True)).to_be_visible()  # stopped
     await expect(page.locator("#board")).not_to_be_empty()
     await expect(page.get_by_role("log")).to_contain_text("over")
 
@@ -321,3 +327,11 @@ async def test_the_keyboard_alone_reaches_the_lobby_and_a_game(page: Page):
     await expect(page.get_by_role("button", name="Create")).to_be_visible()
     outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"  # focus is visible
+    # A dialog opens from the keyboard and Escape closes it, focus back where it was.
+    await page.get_by_role("button", name="Help").focus()
+    await page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog", name="Keys")
+    await expect(dialog).to_be_visible()
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_have_count(0)
+    assert await page.evaluate("document.activeElement.textContent") == "Help"
