@@ -335,3 +335,56 @@ async def test_the_keyboard_alone_reaches_the_lobby_and_a_game(page: Page):
     await page.keyboard.press("Escape")
     await expect(dialog).to_have_count(0)
     assert await page.evaluate("document.activeElement.textContent") == "Help"
+
+
+async def test_high_scores_ratings_and_someones_games_are_listed(page: Page, url: str):
+    room = await play_solo(url, "Bob", "ishido", 4)
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    await page.get_by_role("button", name="High scores").click()
+    await page.get_by_label("Game").select_option("ishido")
+    table = page.get_by_role("table")
+    await expect(table).to_contain_text("Bob")
+    await expect(page.get_by_label("Table")).to_have_value("modern/touching")
+    await page.get_by_role("button", name="Ratings").click()
+    await expect(page.locator(".panel")).to_contain_text("Your rating: 1500")
+    await page.get_by_role("button", name="My games").click()
+    await expect(page.locator(".panel")).to_contain_text("no finished games")
+    await page.get_by_label("Player").fill("Bob")
+    await page.keyboard.press("Enter")
+    row = page.locator(".history-row")
+    await expect(row).to_have_count(1)
+    await expect(row).to_contain_text("finished")
+    await expect(row.get_by_role("button", name=f"Replay Ishido {room}")).to_be_visible()
+
+
+async def test_chat_in_a_room_and_leaving_it(page: Page, url: str):
+    bob = await Raw.open(url, "Bob")
+    room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))["room"]
+    await bob.call({"t": "join", "room": room})
+    await sign_in(page, "Ada", f"/r/{room}")
+    await page.get_by_role("button", name="Take seat 2").click()
+    await expect(page.locator("section.room")).to_have_attribute("data-seat", "1")
+    await page.get_by_label("Message").fill("good luck")
+    await page.get_by_role("button", name="Send").click()
+    log = page.get_by_role("log")
+    await expect(log).to_contain_text("Ada: good luck")
+    await expect(page.get_by_label("Message")).to_have_value("")
+    chat = None
+    for _ in range(20):
+        chat = next((f for f in bob.pushed if f["t"] == "chat"), None)
+        if chat:
+            break
+        bob.pushed.append(await bob.recv())
+    assert chat is not None and chat["from"] == "Ada" and chat["text"] == "good luck"
+    await page.get_by_role("button", name="Leave").click()
+    await lobby_ready(page)
+    # Ada keeps her seat, away; the lobby offers it back.
+    for _ in range(50):
+        seats = (await summary(bob, room, "mathable"))["seats"]
+        if not seats[1]["connected"]:
+            break
+        await asyncio.sleep(0.1)
+    assert seats[1]["name"] == "Ada" and not seats[1]["connected"]
+    await expect(page.get_by_role("button", name=f"Resume room {room}")).to_be_visible()
+    await bob.close()

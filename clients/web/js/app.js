@@ -101,7 +101,17 @@ class App {
     this.setStatus("connecting");
     const conn = new Connection({
       onPush: (frame, mine) => this.onPush(frame, mine),
-      onStatus: (s) => { if (conn === this.conn) this.setStatus(s); },
+      onStatus: (s, detail) => {
+        if (conn !== this.conn) return;
+        if (s === "refused") { // the server no longer takes our key: who is playing?
+          this.conn = null;
+          this.welcome = null;
+          this.setStatus("closed");
+          this.askName(detail && detail.message);
+          return;
+        }
+        this.setStatus(s);
+      },
       onWelcome: (w, resumed) => { if (conn === this.conn && resumed) this.onResumed(w); },
     });
     this.conn = conn;
