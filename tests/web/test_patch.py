@@ -194,9 +194,7 @@ async def run(page: Page, url: str, game: str, seed: int, moves: int) -> None:
         for compact, whole in pairs:
             checked += await check_in_page(page, game, compact, whole, room)
         assert checked > 3
-        named = [
-            ev for f in pairs[0][0].about(room) if f["t"] == "update" for ev in f["events"]
-        ]
+        named = [ev for f in pairs[0][0].about(room) if f["t"] == "update" for ev in f["events"]]
         if game in ("ishido", "mathable"):  # the games with templates sent events short
             assert any(not isinstance(ev, dict) for ev in named), game
     finally:

@@ -240,9 +240,7 @@ async def test_a_dropped_connection_is_resumed_in_the_same_seat(
     second: Server | None = None
     try:
         bob = await Raw.open(url, "Bob")
-        room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))[
-            "room"
-        ]
+        room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))["room"]
         await bob.call({"t": "join", "room": room})
         await sign_in(page, "Ada", f"/r/{room}")
         await page.get_by_role("button", name="Take seat 2").click()
