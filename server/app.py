@@ -30,6 +30,7 @@ from tilehall.server.ops import AdminListener, JsonFormatter, http_handler, watc
 from tilehall.server.session import Session
 from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
+from tilehall.server.web import WebFiles
 from websockets.asyncio.server import Server as WSServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -57,6 +58,8 @@ class Server:
         """Address -> loop time until which its new connections are refused."""
         self.trusted = tuple(network(t) for t in config.trusted_proxies)
         self.accepting = False
+        self.web: WebFiles | None = None
+        """The web client's files, read at start-up; None with ``--no-web``."""
         self.admin = AdminListener(self)
         """``/admin/...`` and ``/metrics``, on a port of their own."""
         self.cluster: Cluster | None = None
@@ -89,6 +92,8 @@ class Server:
             self._purging = asyncio.create_task(self.lobby.purge_forever(), name="purge")
         if self.config.mqtt:
             await self._join_cluster()
+        if self.config.web:
+            self.web = WebFiles.load()
         await self.admin.start()
         limits = self.config.limits
         try:
@@ -114,6 +119,13 @@ class Server:
             self.admin.url,
             self.admin.file,
         )
+        if self.web is not None:
+            log.info(
+                "web client: open %s/ in a browser (%d files, %d KB)",
+                self.page_url,
+                len(self.web.files),
+                self.web.size // 1024,
+            )
         log.info(
             "listening on %s://%s:%d (store %s, %d rooms recovered, loop %s)",
             "wss" if self.config.certfile else "ws",
@@ -123,6 +135,16 @@ class Server:
             recovered,
             type(asyncio.get_running_loop()).__module__.split(".")[0],
         )
+
+    @property
+    def page_url(self) -> str:
+        """Where a browser on this host opens the web client (a wildcard address as loopback)."""
+        host = self.config.host
+        host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+        scheme = "https" if self.config.certfile else "http"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"{scheme}://{host}:{self.port}"
 
     def _tls(self) -> ssl.SSLContext | None:
         """TLS straight from the server (``--certfile``), for hosts without a reverse proxy."""

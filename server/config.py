@@ -310,6 +310,13 @@ class Config:
         ``X-Forwarded-For`` names the client: the per-address limits then count players,
         not the proxy (see :mod:`tilehall.server.forwarded`). Empty: the header is ignored.""",
     )
+    web: bool = setting(
+        True,
+        flag="--no-web",
+        doc="""Serve the web client on the game port: ``GET /`` answers the page and ``/r/ROOM``
+        a room's own address (the WebSocket stays at ``/``). ``--no-web`` turns the page off:
+        the port then answers WebSockets and the health checks only.""",
+    )
     limits: Limits = field(default_factory=Limits)
 
     @property
@@ -330,7 +337,8 @@ def help_text(f: dataclasses.Field[Any]) -> str:
     """A field's doc as ``--help`` prints it: without reST markup, with its default."""
     text = re.sub(r":\w+:`([^`]*)`", r"\1", f.metadata["doc"]).replace("``", "")
     text = " ".join(text.split()).replace("%", "%%")
-    if default_of(f) not in (None, "", ()):
+    default = default_of(f)
+    if default not in (None, "", ()) and not isinstance(default, bool):  # a switch says it
         text += " (default %(default)s)"
     return text
 
@@ -383,6 +391,16 @@ def add_options(parser: argparse.ArgumentParser, cls: type[Any], prefix: str = "
         option: Option = f.metadata["option"]
         kind, _optional, repeated = _shape(hints[f.name])
         name = option_name(f)
+        if kind is bool:
+            # A switch: its flag says which way it turns the default (``--no-web``).
+            group.add_argument(
+                name,
+                dest=prefix + f.name,
+                action="store_false" if f.default else "store_true",
+                default=f.default,
+                help=help_text(f),
+            )
+            continue
         kwargs: dict[str, Any] = {
             "dest": prefix + f.name,
             "type": _reader(option.parse) if option.parse else kind,

@@ -321,17 +321,24 @@ _HEALTH = ("/healthz", "/readyz")
 async def http_handler(
     server: Server, connection: ServerConnection, request: Request
 ) -> Response | None:
-    """The game port's HTTP: health and readiness; None: the WebSocket handshake goes on.
+    """The game port's HTTP: health, readiness and the web client; None: the handshake goes on.
 
     ``/metrics`` and ``/admin/...`` are 404 here: they are the admin listener's.
+    Any other plain request is the web client's (:mod:`tilehall.server.web`),
+    unless ``--no-web`` turned it off.
     """
     path = request.path.split("?", 1)[0]
-    if request.headers.get("Upgrade", "").lower() == "websocket" and path == "/":
+    upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+    if upgrade and path == "/":
         left = server.banned_for(server.address_of(connection, request))
         return _banned(server, left) if left else None
     if path in _HEALTH:
         return _health(server, path)
     if path in ("/metrics", "/admin") or path.startswith("/admin/"):
+        return _response(404, "not found\n", "text/plain")
+    if not upgrade and server.web is not None:
+        return server.web.answer(request)
+    if not upgrade and path != "/":  # --no-web: no room pages either
         return _response(404, "not found\n", "text/plain")
     return None
 

@@ -127,3 +127,29 @@ def test_every_console_script_points_into_the_namespace_and_starts(installed):
         done = _run_installed(installed, "-c", code)
         assert done.returncode == 0, (name, done.stderr)
         assert "usage:" in done.stdout, (name, done.stdout)
+
+
+def test_the_web_client_ships_as_package_data(installed):
+    """``pip install .`` carries clients/web (tracked files only), and the server finds it there."""
+    tracked = {
+        name
+        for name in subprocess.run(
+            ["git", "ls-files", "clients/web"], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout.split()
+    }
+    assert "clients/web/index.html" in tracked
+    shipped = {
+        "clients/" + p.relative_to(installed / "tilehall" / "clients").as_posix()
+        for p in (installed / "tilehall" / "clients" / "web").rglob("*")
+        if p.is_file()
+    }
+    assert shipped == tracked
+    code = (
+        "from tilehall.server.web import WebFiles, web_folder; w = WebFiles.load(); "
+        "print(web_folder()); print(sorted(w.files))"
+    )
+    done = _run_installed(installed, "-c", code)
+    assert done.returncode == 0, done.stderr
+    folder, files = done.stdout.splitlines()
+    assert folder == str(installed / "tilehall" / "clients" / "web")
+    assert "'/index.html'" in files

@@ -1,0 +1,415 @@
+// What the five boards share: square names, element building, the ARIA grid with its
+// roving cursor, buttons with keys, clocks on the server's time, twice-pressed buttons,
+// the symbols that stand in for colours, and the words for events every game may send.
+//
+// A board keeps no game state of its own beyond input (a cursor, a selection, a drag):
+// everything it draws comes from the last view the shell handed it, and a refused action
+// simply redraws that view.
+
+export const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+// The boards' own styles, loaded once beside this module (the page's CSP allows a
+// stylesheet of its own origin; no inline style is used anywhere).
+if (typeof document !== "undefined" && !document.querySelector("link[data-tb-games]")) {
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL("../../css/games.css", import.meta.url).href;
+  link.dataset.tbGames = "";
+  document.head.append(link);
+}
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** A square as the terminal client names it: column letter, row from 1 (`[6, 7]` -> `h7`). */
+export function cellName(cell) {
+  if (!cell) return "-";
+  const [r, c] = cell;
+  return c >= 0 && c < 26 ? `${LETTERS[c]}${r + 1}` : `${r},${c}`;
+}
+
+/** A seat as people say it: "you" for the viewer's own, else "seat N" counted from 1. */
+export function seatName(seat, view, ctx) {
+  if (seat === null || seat === undefined) return "nobody";
+  if (view && view.seat === seat && seat !== null) return "you";
+  const names = ctx && (ctx.players || ctx.names);
+  if (names && names[seat]) return String(names[seat]);
+  return `seat ${seat + 1}`;
+}
+
+/** Build an element: `h("button", {class: "x", text: "Go", on: {click}, aria-label: ...})`. */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (key === "on") for (const [ev, fn] of Object.entries(value)) el.addEventListener(ev, fn);
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Build an SVG element with attributes. */
+export function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value !== undefined && value !== null) el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) if (child) el.append(child);
+  return el;
+}
+
+// -- symbols -------------------------------------------------------------------------------
+
+/** Shapes drawn in a 0..100 box: each a distinct outline readable without colour. */
+const SHAPES = {
+  ring: () => [s("circle", { cx: 50, cy: 50, r: 30, fill: "none", "stroke-width": 14 })],
+  triangle: () => [s("polygon", { points: "50,16 86,80 14,80" })],
+  square: () => [s("rect", { x: 22, y: 22, width: 56, height: 56 })],
+  diamond: () => [s("polygon", { points: "50,12 88,50 50,88 12,50" })],
+  star: () => [s("polygon", { points: starPoints(50, 54, 40, 17) })],
+  cross: () => [
+    s("polygon", { points: "38,12 62,12 62,38 88,38 88,62 62,62 62,88 38,88 38,62 12,62 12,38 38,38" }),
+  ],
+  heart: () => [s("path", { d: "M50 86 L16 50 A18 18 0 0 1 50 26 A18 18 0 0 1 84 50 Z" })],
+  bar: () => [s("rect", { x: 14, y: 38, width: 72, height: 24 })],
+  hourglass: () => [s("polygon", { points: "18,16 82,16 50,50 82,84 18,84 50,50" })],
+  dot: () => [s("circle", { cx: 50, cy: 50, r: 22 })],
+};
+
+function starPoints(cx, cy, outer, inner) {
+  const points = [];
+  for (let i = 0; i < 10; i++) {
+    const radius = i % 2 ? inner : outer;
+    const angle = (Math.PI / 5) * i - Math.PI / 2;
+    points.push(`${(cx + radius * Math.cos(angle)).toFixed(1)},${(cy + radius * Math.sin(angle)).toFixed(1)}`);
+  }
+  return points.join(" ");
+}
+
+/** An inline SVG of a named shape, filled (or stroked, for the ring) with `ink`. */
+export function shape(name, ink = "currentColor", cls = "tb-shape") {
+  const parts = (SHAPES[name] || SHAPES.dot)();
+  for (const p of parts) {
+    if (p.getAttribute("fill") === "none") p.setAttribute("stroke", ink);
+    else p.setAttribute("fill", ink);
+  }
+  const svg = s("svg", { viewBox: "0 0 100 100", class: cls, "aria-hidden": "true", focusable: "false" }, parts);
+  svg.dataset.shape = name;
+  return svg;
+}
+
+// -- the grid ------------------------------------------------------------------------------
+
+const MOVES = {
+  ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
+  k: [-1, 0], j: [1, 0], h: [0, -1], l: [0, 1],
+};
+
+/**
+ * A board of squares in the ARIA grid pattern: role=grid > role=row > role=gridcell, one
+ * cell in the tab order (the cursor), arrows (or h j k l, as in the terminal) move it,
+ * Space or Enter acts on it, a click moves it there and acts.
+ */
+export class Grid {
+  constructor({ label, cls = "", onActivate, onCursor }) {
+    this.el = h("div", { class: `tb-grid ${cls}`, role: "grid", "aria-label": label });
+    this.onActivate = onActivate;
+    this.onCursor = onCursor;
+    this.rows = 0;
+    this.cols = 0;
+    this.cells = [];
+    this.cursor = [0, 0];
+    this.el.addEventListener("keydown", (ev) => this.key(ev));
+    this.el.addEventListener("click", (ev) => {
+      const cell = ev.target.closest("[role=gridcell]");
+      if (!cell || !this.el.contains(cell)) return;
+      const r = Number(cell.dataset.r), c = Number(cell.dataset.c);
+      this.setCursor(r, c, false);
+      this.onActivate(r, c, "click");
+    });
+  }
+
+  /** Make the grid `rows` x `cols` (kept as is when it already is). */
+  shape(rows, cols) {
+    if (rows === this.rows && cols === this.cols) return;
+    this.rows = rows;
+    this.cols = cols;
+    this.el.style.setProperty("--rows", rows);
+    this.el.style.setProperty("--cols", cols);
+    this.el.setAttribute("aria-rowcount", rows);
+    this.el.setAttribute("aria-colcount", cols);
+    this.cells = [];
+    const rowEls = [];
+    for (let r = 0; r < rows; r++) {
+      const row = h("div", { role: "row", class: "tb-row", "aria-rowindex": r + 1 });
+      const cells = [];
+      for (let c = 0; c < cols; c++) {
+        const cell = h("div", { role: "gridcell", class: "tb-cell", tabindex: -1, "aria-colindex": c + 1 });
+        cell.dataset.r = r;
+        cell.dataset.c = c;
+        cell.dataset.name = cellName([r, c]);
+        row.append(cell);
+        cells.push(cell);
+      }
+      this.cells.push(cells);
+      rowEls.push(row);
+    }
+    this.el.replaceChildren(...rowEls);
+    const [r, c] = this.cursor;
+    this.setCursor(Math.min(r, rows - 1), Math.min(c, cols - 1), false);
+  }
+
+  cell(r, c) {
+    return this.cells[r] && this.cells[r][c];
+  }
+
+  /** Move the roving tabindex to (r, c); `focus` also moves the keyboard focus there. */
+  setCursor(r, c, focus = true) {
+    if (!this.rows || !this.cols) return;
+    r = Math.max(0, Math.min(this.rows - 1, r));
+    c = Math.max(0, Math.min(this.cols - 1, c));
+    const old = this.cell(...this.cursor);
+    if (old) {
+      old.tabIndex = -1;
+      old.classList.remove("tb-cursor");
+    }
+    this.cursor = [r, c];
+    const cell = this.cell(r, c);
+    cell.tabIndex = 0;
+    cell.classList.add("tb-cursor");
+    if (focus) cell.focus();
+    if (this.onCursor) this.onCursor(r, c);
+  }
+
+  hasFocus() {
+    return this.el.contains(document.activeElement);
+  }
+
+  key(ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const move = MOVES[ev.key];
+    const [r, c] = this.cursor;
+    if (move) {
+      this.setCursor(r + move[0], c + move[1]);
+    } else if (ev.key === "Home") {
+      this.setCursor(ev.shiftKey ? 0 : r, 0);
+    } else if (ev.key === "End") {
+      this.setCursor(ev.shiftKey ? this.rows - 1 : r, this.cols - 1);
+    } else if (ev.key === " " || ev.key === "Enter") {
+      this.onActivate(r, c, "key");
+    } else {
+      return;
+    }
+    ev.preventDefault();
+    ev.stopPropagation();
+  }
+}
+
+// -- controls ------------------------------------------------------------------------------
+
+/**
+ * The row of a game's own buttons, and the keys that press them while the focus is anywhere
+ * in the board (`key` as `KeyboardEvent.key`, so `Q` is shift+q, as in the terminal).
+ */
+export class Controls {
+  constructor(root, signal) {
+    this.el = h("div", { class: "tb-controls", role: "toolbar", "aria-label": "Game controls" });
+    this.buttons = new Map();
+    this.keys = new Map();
+    this.onKey = (ev) => {
+      if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      if (ev.target.closest && ev.target.closest("input, textarea, select")) return;
+      const name = this.keys.get(ev.key);
+      if (!name) return;
+      const button = this.buttons.get(name);
+      if (!button || button.disabled || button.hidden) return;
+      ev.preventDefault();
+      button.click();
+    };
+    root.addEventListener("keydown", this.onKey, { signal });
+  }
+
+  add(name, label, onClick, { key, tone } = {}) {
+    const button = h("button", {
+      type: "button",
+      class: `tb-button${tone ? ` tb-${tone}` : ""}`,
+      "aria-keyshortcuts": key ? (key === "Q" ? "Shift+Q" : key) : undefined,
+      title: key ? `${label} (${key})` : label,
+      on: { click: onClick },
+    });
+    button.textContent = label;
+    this.buttons.set(name, button);
+    if (key) this.keys.set(key, name);
+    this.el.append(button);
+    return button;
+  }
+
+  get(name) {
+    return this.buttons.get(name);
+  }
+
+  set(name, { enabled, label, pressed, hidden } = {}) {
+    const b = this.buttons.get(name);
+    if (!b) return;
+    if (enabled !== undefined) b.disabled = !enabled;
+    if (label !== undefined && b.textContent !== label) b.textContent = label;
+    if (pressed !== undefined) b.setAttribute("aria-pressed", pressed ? "true" : "false");
+    if (hidden !== undefined) b.hidden = hidden;
+  }
+}
+
+/** A button that must be pressed twice within a few seconds (quitting a solo game). */
+export class Twice {
+  constructor(seconds = 3) {
+    this.ms = seconds * 1000;
+    this.armed = null;
+    this.at = 0;
+  }
+
+  /** True on the confirming press; false (and armed) on the first. */
+  press(what) {
+    const now = Date.now();
+    if (this.armed === what && now - this.at < this.ms) {
+      this.armed = null;
+      return true;
+    }
+    this.armed = what;
+    this.at = now;
+    return false;
+  }
+
+  isArmed(what) {
+    return this.armed === what && Date.now() - this.at < this.ms;
+  }
+}
+
+/**
+ * Seconds left until a server deadline, on the server's clock: the view's `now` against our
+ * own clock at receipt, so a wrong local clock or an old view still counts right.
+ */
+export class ServerClock {
+  constructor() {
+    this.offset = 0;
+  }
+
+  took(view) {
+    if (view && typeof view.now === "number") this.offset = view.now - Date.now() / 1000;
+  }
+
+  left(deadline) {
+    if (deadline === null || deadline === undefined) return null;
+    return Math.max(0, deadline - (Date.now() / 1000 + this.offset));
+  }
+}
+
+export function mmss(seconds) {
+  const whole = Math.ceil(seconds);
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+/** A labelled number in the side panel. */
+export function stat(label, value, cls = "") {
+  return h("div", { class: `tb-stat ${cls}` }, h("span", { class: "tb-stat-label", text: label }), h("span", { class: "tb-stat-value", text: String(value) }));
+}
+
+/**
+ * The frame of a board: the game's area (board and controls) and its side panel. `main`
+ * holds the board; `side` the numbers; `help` the keys, shown by `?`; `signal` ends the
+ * board's listeners when `close` takes it down.
+ */
+export function frame(root, game, keys) {
+  const abort = new AbortController();
+  const signal = abort.signal;
+  root.classList.add("tb-game", `tb-${game}`);
+  const main = h("div", { class: "tb-main" });
+  const side = h("div", { class: "tb-side", "aria-label": "Game status" });
+  const help = h("div", { class: "tb-keys", hidden: true, id: `tb-keys-${game}` },
+    h("h3", { text: "Keys" }),
+    h("dl", {}, keys.flatMap(([k, what]) => [h("dt", { text: k }), h("dd", { text: what })])));
+  const body = h("div", { class: "tb-body" }, main, side);
+  root.replaceChildren(body, help);
+  root.addEventListener("keydown", (ev) => {
+    if (ev.key === "?" && !(ev.target.closest && ev.target.closest("input, textarea"))) {
+      help.hidden = !help.hidden;
+      ev.preventDefault();
+    } else if (ev.key === "Escape" && !help.hidden) {
+      help.hidden = true;
+    }
+  }, { signal });
+  // The shell may mount a board again in the same element (a preference changed): every
+  // listener a board puts outside its own elements goes with `signal`, and `close` ends them.
+  const close = () => {
+    abort.abort();
+    root.replaceChildren();
+    root.classList.remove("tb-game", `tb-${game}`);
+  };
+  return { main, side, help, signal, close };
+}
+
+/**
+ * What sends an action: nothing when watching; the server's refusal redraws the last
+ * view (the shell has shown its message already).
+ */
+export function sender(ctx, restore) {
+  return async (action) => {
+    if (ctx.readOnly || ctx.seat === null || ctx.seat === undefined) {
+      ctx.say("You are watching: moves are for the players.");
+      return null;
+    }
+    try {
+      return await ctx.act(action);
+    } catch (err) {
+      restore(err);
+      return null;
+    }
+  };
+}
+
+/** Whether the motion of a move should be shown (not under reduced motion). */
+export function animate(ctx) {
+  if (ctx.prefs && ctx.prefs.reducedMotion) return false;
+  return !(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+}
+
+// -- words ---------------------------------------------------------------------------------
+
+const PAUSED_WHY = { away: "the player is away", player: "the player paused it", unwatched: "nobody is watching" };
+
+function duration(seconds) {
+  const whole = Math.round(seconds || 0);
+  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
+}
+
+/** The events every game may send, in words; undefined for the game's own. */
+export function describeCommon(ev, view, undone) {
+  switch (ev.e) {
+    case "started":
+      return "The game begins.";
+    case "paused":
+      return `The clock stops: ${PAUSED_WHY[ev.why] || ev.why}.`;
+    case "resumed":
+      return `The clock runs again after ${duration(ev.paused_for)}.`;
+    case "stand_in":
+      return `${cap(seatName(ev.seat, view))} ${ev.seat === view?.seat ? "are" : "is"} away: a computer player stands in.`;
+    case "stand_back":
+      return `${cap(seatName(ev.seat, view))} ${ev.seat === view?.seat ? "are" : "is"} back and playing again.`;
+    case "undone": {
+      const what = (undone && undone(ev.action || {})) || "a move";
+      return `Took back ${what} (undos: ${ev.undos}; no record table for this game).`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function cap(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+export function plural(n, word, many = `${word}s`) {
+  return `${n} ${n === 1 ? word : many}`;
+}

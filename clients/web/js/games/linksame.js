@@ -1,0 +1,114 @@
+// LinkSame: nine Shisen-Sho stages whose tiles slide after every pair, scored for speed
+// with a shot clock (Timed) or played without a score (Practice). Tiles read as a letter
+// or digit (A..Z, 0..9), each kind with one of nine colours, so the letter tells them apart.
+
+import { cellName, describeCommon, h, plural, stat } from "./common.js";
+import { mountShisen } from "./shisen.js";
+
+const LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+export const MOVEMENT = {
+  none: "tiles stay put",
+  down: "columns fall down",
+  right: "rows slide right",
+  rows_to_middle: "rows close on the middle",
+  cols_to_middle: "columns close on the middle",
+  rows_to_edges: "rows go to the top and bottom",
+  cols_to_edges: "columns go to the sides",
+  left_down_right_up: "the left falls, the right rises",
+  top_right_bottom_left: "the top goes right, the bottom left",
+};
+
+const KEYS = [
+  ["arrows, h j k l", "move the cursor"],
+  ["space, enter", "select a tile, then its twin"],
+  ["escape", "drop the selection"],
+  ["i", "hint: show a pair (-10 when timed)"],
+  ["s", "shuffle the tiles (-20 when timed)"],
+  ["r", "restart this stage"],
+  ["u", "take the last pair back (no record table)"],
+  ["p", "pause (the board is hidden) / resume"],
+  ["Q", "end the game (press twice)"],
+  ["?", "show or hide these keys"],
+];
+
+export function tileLabel(kind) {
+  return kind >= 0 && kind < LABELS.length ? LABELS[kind] : String(kind);
+}
+
+function tileName(kind) {
+  return `tile ${tileLabel(kind)}`;
+}
+
+function tileEl(kind) {
+  return h("span", { class: `tb-tile tb-ls-${kind % 9}`, "aria-hidden": "true" }, h("span", { class: "tb-tile-main", text: tileLabel(kind) }));
+}
+
+function panel(view, api) {
+  const timed = view.mode === "timed";
+  const items = [timed ? stat("Score", view.score ?? 0, "tb-big") : h("div", { class: "tb-warn", text: "Practice: no clock, no score" })];
+  items.push(stat("Stage", `${(view.stage ?? 0) + 1} of ${view.stages ?? 9}`));
+  items.push(h("div", { class: "tb-dim-text", text: MOVEMENT[view.movement] || view.movement || "" }));
+  items.push(stat("Tiles", view.tiles_left ?? 0));
+  if (timed && view.status === "playing") {
+    const shot = api.clock.left(view.shot_deadline);
+    items.push(stat("Shot clock", shot === null ? "waits for a pair" : `${Math.ceil(shot)} s`, shot !== null && shot <= 3 ? "tb-urgent" : ""));
+    const bonus = api.clock.left(view.bonus_until);
+    items.push(stat("Speed bonus", bonus ? `${Math.ceil(bonus)} s` : "-"));
+  }
+  items.push(h("div", { class: "tb-dim-text", text: `${view.size || ""} ${view.cols}x${view.rows}, ${view.kinds} kinds` }));
+  if (view.status === "over") {
+    items.push(h("div", { class: "tb-over", text: `Game over (${view.end === "completed" ? "all stages cleared" : "ended"})${timed ? `: ${view.score} points` : ""}.` }));
+  }
+  return items;
+}
+
+export function mount(root, ctx) {
+  return mountShisen(root, ctx, {
+    game: "linksame",
+    label: "LinkSame",
+    aspect: 0.82,
+    keys: KEYS,
+    tileEl,
+    tileName,
+    panel,
+    controls(controls, api) {
+      controls.add("hint", "Hint", () => api.send({ do: "hint" }), { key: "i" });
+      controls.add("shuffle", "Shuffle", () => api.send({ do: "shuffle" }), { key: "s" });
+      controls.add("restart", "Restart stage", () => api.send({ do: "restart" }), { key: "r" });
+    },
+    buttons(api, on) {
+      const timed = api.view.mode === "timed";
+      api.controls.set("hint", { enabled: on, label: timed ? "Hint (-10)" : "Hint" });
+      api.controls.set("shuffle", { enabled: on, label: timed ? "Shuffle (-20)" : "Shuffle" });
+      api.controls.set("restart", { enabled: on });
+    },
+  });
+}
+
+export function describe(ev, view) {
+  const common = describeCommon(ev, view, (action) => (action.do === "pair" ? `the pair ${cellName(action.a)}+${cellName(action.b)}` : ""));
+  if (common !== undefined) return common;
+  switch (ev.e) {
+    case "removed": {
+      const bonus = ev.bonus ? ` with a speed bonus of ${ev.bonus}` : "";
+      const slid = ev.moved && ev.moved.length ? `; ${plural(ev.moved.length, "tile")} slid` : "";
+      return `Removed two ${tileLabel(ev.tile)} on ${cellName(ev.a)} and ${cellName(ev.b)}: +${ev.points}${bonus}${slid}.`;
+    }
+    case "shot_clock":
+      return `Shot clock: ${ev.points} (score ${ev.score}).`;
+    case "hint":
+      return `Hint: ${cellName(ev.a)} and ${cellName(ev.b)} (${ev.points}).`;
+    case "shuffled":
+      return ev.free ? "No pair left: the tiles were reshuffled, free." : `Reshuffled (${ev.points}).`;
+    case "restarted":
+      return `Stage ${ev.stage + 1} restarted (score ${ev.score}).`;
+    case "stage_clear":
+      return `Stage ${ev.stage + 1} clear! Score ${ev.score}.`;
+    case "stage":
+      return `Stage ${ev.stage + 1}: ${MOVEMENT[ev.movement] || ev.movement}.`;
+    case "game_over":
+      return `Game over (${ev.reason === "completed" ? "all stages cleared" : "ended"}): ${ev.score} points.`;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,164 @@
+// Match-It: 16x6 sheets of mahjong tiles against the clock, with lives, helps and sheet
+// bonuses. Tiles read by their number and suit letter (as in the terminal: 3d, 7b, 9c,
+// Rd, E, Pl, Su...), so colour is never the only difference.
+
+import { cellName, describeCommon, h, mmss, plural, stat } from "./common.js";
+import { mountShisen } from "./shisen.js";
+
+const HONOURS = ["Rd", "Gd", "Wd", "E", "S", "W", "N", "Pl", "Or", "Ch", "Bm", "Sp", "Su", "Au", "Wi"];
+const HONOUR_NAMES = [
+  "red dragon", "green dragon", "white dragon", "east wind", "south wind", "west wind", "north wind",
+  "plum flower", "orchid flower", "chrysanthemum flower", "bamboo flower",
+  "spring season", "summer season", "autumn season", "winter season",
+];
+const SUITS = ["dots", "bamboo", "characters"];
+
+const KEYS = [
+  ["arrows, h j k l", "move the cursor"],
+  ["space, enter", "select a tile, then its match"],
+  ["escape", "drop the selection"],
+  ["m (or right click)", "mark every tile matching the cursor's (-4)"],
+  ["i", "help: remove a pair for me (uses a help)"],
+  ["g", "give up this sheet (costs a life; press twice)"],
+  ["u", "take the last pair back (no record table)"],
+  ["p", "pause (the sheet is hidden) / resume"],
+  ["Q", "end the game (press twice; the score counts)"],
+  ["?", "show or hide these keys"],
+];
+
+/** A tile in at most two characters: 1d..9d, 1b..9b, 1c..9c, Rd Gd Wd, E S W N, flowers, seasons. */
+export function tileLabel(kind) {
+  if (kind >= 0 && kind < 27) return `${(kind % 9) + 1}${"dbc"[Math.floor(kind / 9)]}`;
+  if (kind >= 27 && kind < 42) return HONOURS[kind - 27];
+  return String(kind);
+}
+
+export function tileName(kind) {
+  if (kind >= 0 && kind < 27) return `${(kind % 9) + 1} of ${SUITS[Math.floor(kind / 9)]}`;
+  if (kind >= 27 && kind < 42) return HONOUR_NAMES[kind - 27];
+  return `tile ${kind}`;
+}
+
+function family(kind) {
+  if (kind < 9) return "dots";
+  if (kind < 18) return "bamboo";
+  if (kind < 27) return "chars";
+  if (kind === 27) return "red";
+  if (kind === 28) return "green";
+  if (kind === 29) return "white";
+  if (kind < 34) return "wind";
+  if (kind < 38) return "flower";
+  return "season";
+}
+
+function tileEl(kind) {
+  const label = tileLabel(kind);
+  const el = h("span", { class: `tb-tile tb-mi-${family(kind)}`, "aria-hidden": "true" });
+  if (kind < 27) {
+    el.append(h("span", { class: "tb-tile-main", text: label[0] }), h("span", { class: "tb-tile-sub", text: label[1] }));
+  } else {
+    el.append(h("span", { class: "tb-tile-main", text: label }));
+  }
+  return el;
+}
+
+function panel(view, api) {
+  const left = api.clock.left(view.deadline);
+  const time = view.status === "playing" ? (left === null ? view.time_left : left) : 0;
+  const used = new Set(view.margins_used || []);
+  const margins = ["top", "bottom", "left", "right"].filter((m) => !used.has(m));
+  const items = [
+    stat("Score", view.score ?? 0, "tb-big"),
+    stat("Time", mmss(time || 0), time !== null && time < 30 && view.status === "playing" ? "tb-urgent" : ""),
+    stat("Level", view.level ?? 1),
+    stat("Sheets", view.sheets ?? 0),
+    stat("Lives", view.lives ?? 0),
+    stat("Helps", view.helps ?? 0),
+    stat("Tiles", view.tiles_left ?? 0),
+    stat("Pedigree bonus", view.pedigree ? "still on" : "lost"),
+    stat("Margins unused", margins.length ? margins.join(" ") : "none"),
+    h("div", { class: "tb-dim-text", text: `Sheet difficulty ${view.difficulty ?? 0}; ${view.sheet_time ?? 0} s a sheet` }),
+  ];
+  if (view.status === "over") {
+    items.push(h("div", { class: "tb-over", text: `Game over (${view.end === "quit" ? "you ended it" : "no lives left"}): ${view.score} points.` }));
+  }
+  return items;
+}
+
+export function mount(root, ctx) {
+  return mountShisen(root, ctx, {
+    game: "matchit",
+    label: "Match-It",
+    aspect: 0.78,
+    keys: KEYS,
+    tileEl,
+    tileName,
+    panel,
+    controls(controls, api) {
+      controls.add("highlight", "Mark matches", () => {
+        const [r, c] = api.cursor;
+        if (api.tileAt(r, c) === null) return api.ctx.say(`Put the cursor on a tile first (${cellName([r, c])} is empty).`);
+        api.send({ do: "highlight", at: [r, c] });
+      }, { key: "m" });
+      controls.add("help", "Help", () => api.send({ do: "help" }), { key: "i" });
+      controls.add("giveup", "New sheet", () => {
+        if (api.twice.press("giveup")) api.send({ do: "giveup" });
+        else api.ctx.say("Giving up this sheet costs a life: press again to do it.");
+        api.redraw();
+      }, { key: "g" });
+    },
+    buttons(api, on) {
+      const v = api.view;
+      api.controls.set("highlight", { enabled: on });
+      api.controls.set("help", { enabled: on && v.helps > 0, label: `Help (${v.helps ?? 0})` });
+      api.controls.set("giveup", { enabled: on, pressed: api.twice.isArmed("giveup"), label: api.twice.isArmed("giveup") ? "New sheet: sure?" : "New sheet" });
+    },
+    rightClick(r, c, api) {
+      if (!api.playing() || api.tileAt(r, c) === null) return;
+      api.send({ do: "highlight", at: [r, c] });
+    },
+    marks(view, events) {
+      const ev = events.find((e) => e.e === "highlight");
+      return new Set(ev ? ev.cells.map(([r, c]) => `${r},${c}`) : []);
+    },
+  });
+}
+
+export function describe(ev, view) {
+  const common = describeCommon(ev, view, (action) => {
+    if (action.do === "pair") return `the pair ${cellName(action.a)}+${cellName(action.b)}`;
+    return action.do === "help" ? "the help's pair" : "";
+  });
+  if (common !== undefined) return common;
+  switch (ev.e) {
+    case "removed": {
+      const tiles = ev.tiles ? ev.tiles.map(tileName) : [];
+      const who = ev.help ? "The help removed" : "Removed";
+      const pts = ev.help ? `${plural(ev.helps ?? 0, "help")} left` : `+${ev.points}`;
+      const margins = ev.margins && ev.margins.length ? `, through the ${ev.margins.join(" and ")} margin` : "";
+      return `${who} ${tiles.join(" and ")} on ${cellName(ev.a)} and ${cellName(ev.b)} (${pts}${margins}).`;
+    }
+    case "no_path":
+      return `No path between ${cellName(ev.a)} and ${cellName(ev.b)}: ${ev.points}.`;
+    case "highlight":
+      return `${plural(ev.cells.length, "matching tile")} marked: ${ev.cells.map(cellName).join(", ")} (${ev.points}).`;
+    case "no_pairs":
+      return "No pair can be removed.";
+    case "sheet_clear":
+      return `Sheet ${ev.level} clear! Bonus +${ev.points}.`;
+    case "sheet":
+      return `Sheet ${ev.level}: ${ev.sheet_time} seconds, ${plural(ev.lives, "life", "lives")}, ${plural(ev.helps, "help")}.`;
+    case "time_out":
+      return `Time is up on sheet ${ev.level}.`;
+    case "stuck":
+      return `Sheet ${ev.level} is stuck: no pair can clear it.`;
+    case "giveup":
+      return `Sheet ${ev.level} given up.`;
+    case "life_lost":
+      return `A life lost, ${ev.lives} left.`;
+    case "game_over":
+      return `Game over (${ev.reason === "quit" ? "ended" : "no lives left"}): ${ev.score} points, level ${ev.level}, ${plural(ev.sheets, "sheet")} cleared.`;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,442 @@
+// Mathable: the 14x14 board with its premium and operator squares, the rack under it, and
+// every seat's score, rack (or its size, when racks are hidden) and flags beside it.
+//
+// A rack tile goes to the board by dragging it (Pointer Events: mouse, pen and touch alike),
+// or by picking it (a click, a tap, or 1-7) and then choosing a square (a click, or the
+// cursor and Space). Whether it fits is the server's call: the tile shows on its square
+// only until the server answers, and a refusal puts the board back as the last view had it.
+
+import {
+  Controls, Grid, ServerClock, cellName, describeCommon, frame, h, mmss, plural, seatName, sender, stat,
+} from "./common.js";
+
+const SIZE = 14;
+const RACK = 7;
+const DRAG_SLOP = 6;
+const SQUARE_LABELS = { "3x": "3x", "2x": "2x", "+": "+", "-": "\u2212", "*": "\u00d7", "/": "\u00f7" };
+const SQUARE_NAMES = { "3x": "triple", "2x": "double", "+": "plus only", "-": "minus only", "*": "times only", "/": "divide only" };
+const OPS = { "+": "+", "-": "\u2212", "*": "\u00d7", "/": "\u00f7" };
+
+const KEYS = [
+  ["1-7", "pick a rack tile (when exchanging: mark it)"],
+  ["arrows, h j k l", "move the cursor on the board"],
+  ["space, enter", "place the picked tile on the cursor's square"],
+  ["escape", "drop the pick / cancel the exchange"],
+  ["e", "end the turn (the rack refills)"],
+  ["d", "take an earned extra draw"],
+  ["x", "exchange: mark tiles, then x again to swap them"],
+  ["i", "hint: a rack tile that fits (costs the Hall of Fame)"],
+  ["v", "vote to quit (again to withdraw)"],
+  ["?", "show or hide these keys"],
+];
+
+/** `21=7×3`: a placed tile and the equations it makes (operands as the terminal writes them). */
+export function equationText(ev) {
+  const parts = (ev.equations || []).map((q) => {
+    let { a, b } = q;
+    const op = q.op;
+    if (op === "-") [a, b] = [Math.max(a, b), Math.min(a, b)];
+    else if (op === "/" && !(b !== 0 && a === ev.tile * b)) [a, b] = [b, a];
+    return `${a}${OPS[op] || op}${b}`;
+  });
+  return [String(ev.tile), ...parts].join("=");
+}
+
+export function mount(root, ctx) {
+  let view = null;
+  let picked = null; // index into the shown rack
+  let exchanging = null; // Set of rack indices, while choosing
+  let pending = null; // {r, c, tile}: sent, not yet answered
+  let drag = null;
+  let swallowClick = false;
+  let hinted = null;
+  let recent = new Set();
+  let current = new Set();
+  const clock = new ServerClock();
+  const { main, side, signal, close } = frame(root, "mathable", KEYS);
+  const restore = () => {
+    pending = null;
+    if (view) draw();
+  };
+  const send = sender(ctx, restore);
+
+  const grid = new Grid({ label: "Mathable board", cls: "tb-mathable-grid", onActivate: (r, c) => activateSquare(r, c) });
+  grid.cursor = [6, 8];
+  const rackLabel = h("span", { class: "tb-rack-label", text: "Your rack" });
+  const rackEl = h("div", { class: "tb-rack", role: "group", "aria-label": "Your rack" });
+  const rackNote = h("div", { class: "tb-rack-note", "aria-live": "polite" });
+  const controls = new Controls(root, signal);
+  controls.add("end", "End turn", () => send({ do: "end" }).then(() => { picked = null; }), { key: "e", tone: "go" });
+  controls.add("draw", "Draw", () => send({ do: "draw" }), { key: "d" });
+  controls.add("exchange", "Exchange", () => exchange(), { key: "x" });
+  controls.add("cancel", "Cancel", () => { exchanging = null; draw(); });
+  controls.add("hint", "Hint", () => send({ do: "hint" }), { key: "i" });
+  controls.add("vote", "Vote to quit", () => send({ do: "quit" }), { key: "v", tone: "danger" });
+  main.append(grid.el, h("div", { class: "tb-rack-row" }, rackLabel, rackEl), rackNote, controls.el);
+
+  root.addEventListener("keydown", (ev) => {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    if (ev.target.closest && ev.target.closest("input, textarea, select")) return;
+    if (/^[1-7]$/.test(ev.key)) {
+      pickIndex(Number(ev.key) - 1);
+      ev.preventDefault();
+    } else if (ev.key === "Escape" && (picked !== null || exchanging)) {
+      picked = null;
+      exchanging = null;
+      draw();
+      ev.preventDefault();
+    }
+  }, { signal });
+
+  // -- the rack: pick, drag, mark -----------------------------------------------------------
+
+  rackEl.addEventListener("pointerdown", (ev) => {
+    const button = ev.target.closest(".tb-rack-tile");
+    if (!button || ev.button > 0 || exchanging || ctx.readOnly || ctx.seat === null) return;
+    const index = Number(button.dataset.index);
+    drag = { index, tile: rack()[index], x0: ev.clientX, y0: ev.clientY, moved: false, ghost: null, target: null, id: ev.pointerId, was: picked === index };
+    picked = index;
+    try {
+      button.setPointerCapture(ev.pointerId);
+    } catch {
+      // a synthetic pointer has nothing to capture; the window's listeners follow it anyway
+    }
+    drawRack();
+  });
+  const onMove = (ev) => {
+    if (!drag || ev.pointerId !== drag.id) return;
+    const dx = ev.clientX - drag.x0, dy = ev.clientY - drag.y0;
+    if (!drag.moved && dx * dx + dy * dy > DRAG_SLOP * DRAG_SLOP) {
+      drag.moved = true;
+      drag.ghost = h("div", { class: "tb-ghost", "aria-hidden": "true" }, h("span", { class: "tb-number", text: String(drag.tile) }));
+      document.body.append(drag.ghost);
+      drawRack();
+    }
+    if (!drag.moved) return;
+    const size = grid.cell(0, 0).getBoundingClientRect().width * 1.1;
+    drag.ghost.style.width = `${size}px`;
+    drag.ghost.style.height = `${size}px`;
+    drag.ghost.style.left = `${ev.clientX - size / 2}px`;
+    drag.ghost.style.top = `${ev.clientY - size / 2}px`;
+    const target = cellAt(ev.clientX, ev.clientY);
+    if (drag.target !== target) {
+      if (drag.target) drag.target.classList.remove("tb-target");
+      drag.target = target;
+      if (target) target.classList.add("tb-target");
+    }
+    ev.preventDefault();
+  };
+  const onUp = (ev) => {
+    if (!drag || ev.pointerId !== drag.id) return;
+    const d = drag;
+    drag = null;
+    if (d.ghost) d.ghost.remove();
+    if (d.target) d.target.classList.remove("tb-target");
+    if (d.moved) {
+      swallowClick = true;
+      setTimeout(() => { swallowClick = false; }, 0);
+      const target = ev.type === "pointerup" ? cellAt(ev.clientX, ev.clientY) : null;
+      if (target) placeTile(d.index, Number(target.dataset.r), Number(target.dataset.c));
+      else drawRack(); // dropped off the board: back on the rack, still picked
+    } else {
+      swallowClick = true;
+      setTimeout(() => { swallowClick = false; }, 0);
+      if (d.was) picked = null; // a second press on the picked tile puts it back
+      drawRack();
+    }
+  };
+  window.addEventListener("pointermove", onMove, { passive: false, signal });
+  window.addEventListener("pointerup", onUp, { signal });
+  window.addEventListener("pointercancel", onUp, { signal });
+  rackEl.addEventListener("click", (ev) => {
+    const button = ev.target.closest(".tb-rack-tile");
+    if (!button || swallowClick) return;
+    pickIndex(Number(button.dataset.index)); // keyboard (Enter/Space on the tile), or a click while exchanging
+  });
+
+  function cellAt(x, y) {
+    const el = document.elementFromPoint(x, y);
+    const cell = el && el.closest && el.closest("[role=gridcell]");
+    return cell && grid.el.contains(cell) ? cell : null;
+  }
+
+  function rackOwner() {
+    return ctx.seat !== null && ctx.seat !== undefined ? ctx.seat : view.to_move;
+  }
+
+  function rack() {
+    const owner = rackOwner();
+    const racks = view.racks || [];
+    return owner === null || owner === undefined ? [] : racks[owner] || [];
+  }
+
+  function mine() {
+    return !!view && view.status === "playing" && !ctx.readOnly && ctx.seat !== null && view.to_move === ctx.seat && !view.paused;
+  }
+
+  function pickIndex(i) {
+    if (ctx.readOnly || ctx.seat === null) return;
+    if (i >= rack().length) return;
+    if (exchanging) {
+      if (exchanging.has(i)) exchanging.delete(i);
+      else exchanging.add(i);
+    } else {
+      picked = picked === i ? null : i;
+    }
+    drawRack();
+  }
+
+  function exchange() {
+    if (!exchanging) {
+      exchanging = new Set();
+      picked = null;
+      ctx.say("Mark the tiles to give back (click them or press 1-7), then Swap.");
+      draw();
+      return;
+    }
+    const tiles = [...exchanging].sort().map((i) => rack()[i]).filter((t) => t !== undefined);
+    exchanging = null;
+    draw();
+    if (tiles.length) send({ do: "exchange", tiles });
+  }
+
+  function activateSquare(r, c) {
+    if (picked === null) {
+      const v = view.board[r][c];
+      const kind = view.squares[r][c];
+      ctx.say(v !== null ? `${cellName([r, c])} holds ${v}.` : `Pick a rack tile first${kind ? ` (${cellName([r, c])} is a ${SQUARE_NAMES[kind]} square)` : ""}.`);
+      return;
+    }
+    placeTile(picked, r, c);
+  }
+
+  function placeTile(index, r, c) {
+    if (!mine()) {
+      ctx.say(view.status === "playing" ? "Wait for your turn." : "The game is not on.");
+      drawRack();
+      return;
+    }
+    const tile = rack()[index];
+    if (tile === undefined) return;
+    if (view.board[r][c] !== null) {
+      ctx.say(`${cellName([r, c])} already holds ${view.board[r][c]}.`);
+      drawRack();
+      return;
+    }
+    pending = { r, c, tile, index };
+    picked = null;
+    draw();
+    send({ do: "place", tile, at: [r, c] });
+  }
+
+  // -- drawing ------------------------------------------------------------------------------
+
+  function draw() {
+    drawBoard();
+    drawRack();
+    drawSide();
+    drawControls();
+  }
+
+  function drawBoard() {
+    const board = view.board || [];
+    const squares = view.squares || [];
+    grid.shape(board.length || SIZE, (board[0] || []).length || SIZE);
+    const placed = new Set(((view.turn && view.turn.placed) || []).map(([r, c]) => `${r},${c}`));
+    for (let r = 0; r < grid.rows; r++) {
+      for (let c = 0; c < grid.cols; c++) {
+        const cell = grid.cell(r, c);
+        const key = `${r},${c}`;
+        const kind = (squares[r] || [])[c] || "";
+        let value = board[r][c];
+        const isPending = pending && pending.r === r && pending.c === c && value === null;
+        if (isPending) value = pending.tile;
+        cell.className = `tb-cell tb-sq${kind ? ` tb-sq-${{ "3x": "x3", "2x": "x2" }[kind] || "op"}` : ""}${grid.cursor[0] === r && grid.cursor[1] === c ? " tb-cursor" : ""}`;
+        const name = cellName([r, c]);
+        const kindWords = kind ? `, ${SQUARE_NAMES[kind]} square` : "";
+        if (value !== null && value !== undefined) {
+          const cls = isPending ? " tb-pending" : placed.has(key) ? " tb-this-turn" : recent.has(key) ? " tb-recent" : "";
+          cell.replaceChildren(h("span", { class: `tb-number${cls}`, text: String(value) }));
+          const note = isPending ? ", waiting for the server" : placed.has(key) ? ", placed this turn" : recent.has(key) ? ", placed lately" : "";
+          cell.setAttribute("aria-label", `${name}, ${value}${note}`);
+        } else {
+          cell.replaceChildren(kind ? h("span", { class: "tb-sq-label", text: SQUARE_LABELS[kind] }) : "");
+          cell.setAttribute("aria-label", `${name}, empty${kindWords}`);
+        }
+      }
+    }
+  }
+
+  function drawRack() {
+    const owner = rackOwner();
+    const tiles = view.racks ? rack() : [];
+    const shown = view.racks && owner !== null && owner !== undefined && view.racks[owner] !== null;
+    const mineRack = owner === ctx.seat && ctx.seat !== null;
+    const label = mineRack ? "Your rack" : owner !== null && owner !== undefined ? `Rack of ${seatName(owner, view)}` : "";
+    rackLabel.textContent = label;
+    rackEl.setAttribute("aria-label", label || "Rack");
+    const buttons = [];
+    if (shown) {
+      tiles.forEach((tile, i) => {
+        const isPicked = picked === i && !exchanging;
+        const marked = exchanging && exchanging.has(i);
+        const away = (pending && pending.index === i) || (drag && drag.moved && drag.index === i);
+        const cls = ["tb-rack-tile", isPicked ? "tb-picked" : "", marked ? "tb-marked" : "", tile === hinted && mineRack ? "tb-hinted" : "", away ? "tb-away" : ""].filter(Boolean).join(" ");
+        const words = `${tile}${isPicked ? ", picked" : ""}${marked ? ", to exchange" : ""}${tile === hinted && mineRack ? ", fits somewhere (hint)" : ""}`;
+        const b = h("button", {
+          type: "button", class: cls, "aria-label": `Rack tile ${i + 1}: ${words}`,
+          "aria-pressed": mineRack ? String(!!(isPicked || marked)) : undefined,
+          disabled: !mineRack || view.status !== "playing" ? true : undefined,
+        }, h("span", { class: "tb-number", text: String(tile) }));
+        b.dataset.index = i;
+        buttons.push(b);
+      });
+    } else if (owner !== null && owner !== undefined && view.rack_sizes) {
+      for (let i = 0; i < (view.rack_sizes[owner] || 0); i++) buttons.push(h("span", { class: "tb-rack-back", "aria-label": "hidden tile" }));
+    }
+    rackEl.replaceChildren(...buttons);
+    let note = "";
+    if (exchanging) note = `Exchange ${exchanging.size}: mark tiles, then Swap (Escape cancels).`;
+    else if (mine() && hinted !== null && hinted !== undefined) note = `Hint: the ${hinted} fits somewhere.`;
+    else if (mine() && picked === null) note = "Your turn: drag a tile to the board, or pick one (1-7) and then a square.";
+    else if (mine() && picked !== null) note = `The ${tiles[picked]} is picked: choose a square.`;
+    rackNote.textContent = note;
+  }
+
+  function drawSide() {
+    const scores = view.scores || [];
+    const votes = new Set(view.quit_votes || []);
+    const hintedSeats = new Set(view.hinted || []);
+    const standins = new Set(view.standins || []);
+    const items = scores.map((score, seat) => {
+      const toMove = view.status === "playing" && view.to_move === seat;
+      const flags = [toMove ? "to move" : "", standins.has(seat) ? "computer stands in" : "", votes.has(seat) ? "votes to quit" : "", hintedSeats.has(seat) ? "hinted" : ""].filter(Boolean);
+      const r = (view.racks || [])[seat];
+      const size = (view.rack_sizes || [])[seat] || 0;
+      const tiles = r ? r.map((t) => h("span", { class: "tb-mini", text: String(t) })) : Array.from({ length: size }, () => h("span", { class: "tb-mini tb-mini-back" }));
+      const who = seat === ctx.seat ? `Seat ${seat + 1} (you)` : `Seat ${seat + 1}`;
+      return h("div", { class: `tb-seat${toMove ? " tb-to-move" : ""}`, "aria-label": `${who}: ${score} points${flags.length ? `, ${flags.join(", ")}` : ""}${r ? `, rack ${r.join(" ")}` : `, ${plural(size, "hidden tile")}`}` },
+        h("div", { class: "tb-seat-head" }, h("span", { class: "tb-seat-name", text: who }), h("span", { class: "tb-seat-score", text: String(score) })),
+        flags.length ? h("div", { class: "tb-seat-flags", text: flags.join(" · ") }) : null,
+        h("div", { class: "tb-seat-rack" }, tiles));
+    });
+    items.push(stat("Tiles in the bag", view.bag ?? 0));
+    const unseen = (view.unseen || []).length;
+    if (unseen !== view.bag) items.push(stat("Tiles unseen", unseen));
+    const turn = view.turn || {};
+    if (view.status === "playing") {
+      items.push(stat("Placed this turn", (turn.placed || []).length));
+      if (turn.draws) items.push(stat("Extra draws", turn.draws, "tb-big"));
+      const left = clock.left(view.deadline);
+      if (left !== null) items.push(stat("Turn clock", mmss(left), left < 15 ? "tb-urgent" : ""));
+      if (view.paused) items.push(h("div", { class: "tb-paused-note", text: "Paused: every player is away" }));
+    }
+    if (view.result) {
+      const res = view.result;
+      const winners = (res.winners || []).map((s) => seatName(s, view)).join(" and ");
+      items.push(h("div", { class: "tb-over", text: `Game over (${res.reason === "quit" ? "everyone voted to quit" : "no more moves"}): ${winners} won.` }));
+      if (res.penalties) items.push(h("div", { class: "tb-dim-text", text: `Rack penalties: ${res.penalties.join(", ")}` }));
+    }
+    if (view.unseen && view.unseen.length) {
+      const counts = new Map();
+      for (const t of view.unseen) counts.set(t, (counts.get(t) || 0) + 1);
+      items.push(h("details", { class: "tb-unseen" },
+        h("summary", { text: unseen === view.bag ? "In the bag" : "Tiles unseen" }),
+        h("div", { class: "tb-unseen-list", text: [...counts].map(([t, n]) => (n > 1 ? `${t}\u00d7${n}` : String(t))).join("  ") })));
+    }
+    side.replaceChildren(...items);
+  }
+
+  function drawControls() {
+    const turn = view.turn || {};
+    const my = mine();
+    const player = !ctx.readOnly && ctx.seat !== null;
+    controls.el.hidden = !player;
+    controls.set("end", { enabled: my && !exchanging });
+    controls.set("draw", { enabled: my && !exchanging && turn.draws > 0, label: turn.draws ? `Draw (${turn.draws})` : "Draw" });
+    controls.set("exchange", { enabled: my && !!turn.can_exchange, label: exchanging ? `Swap ${exchanging.size || ""}`.trim() : "Exchange", pressed: !!exchanging });
+    controls.set("cancel", { hidden: !exchanging });
+    controls.set("hint", { enabled: my && !exchanging });
+    const voted = (view.quit_votes || []).includes(ctx.seat);
+    controls.set("vote", { enabled: player && view.status === "playing", label: voted ? "Withdraw quit vote" : "Vote to quit", pressed: voted });
+  }
+
+  const ticker = setInterval(() => {
+    if (view && view.deadline && view.status === "playing") drawSide();
+  }, 500);
+
+  return {
+    update(newView, events = []) {
+      view = newView;
+      clock.took(view);
+      pending = null;
+      for (const ev of events) {
+        if (ev.e === "placed") {
+          const key = `${ev.at[0]},${ev.at[1]}`;
+          if (ctx.seat === null) current.add(key);
+          else if (ev.seat !== ctx.seat) recent.add(key);
+          if (ev.seat === ctx.seat) picked = null;
+        } else if (ev.e === "turn_ended") {
+          if (ctx.seat === null) {
+            recent = current;
+            current = new Set();
+          } else if (ev.seat === ctx.seat) {
+            recent = new Set();
+          }
+        } else if (ev.e === "hint") {
+          hinted = ev.tile;
+        } else if (ev.e === "turn") {
+          hinted = null;
+        }
+      }
+      if (!mine()) exchanging = null;
+      if (picked !== null && picked >= rack().length) picked = null;
+      draw();
+    },
+    destroy() {
+      clearInterval(ticker);
+      if (drag && drag.ghost) drag.ghost.remove();
+      close();
+    },
+  };
+}
+
+export function describe(ev, view) {
+  const common = describeCommon(ev, view);
+  if (common !== undefined) return common;
+  const who = seatName(ev.seat, view);
+  const Who = who[0].toUpperCase() + who.slice(1);
+  switch (ev.e) {
+    case "placed": {
+      const draw = ev.draw_earned ? ", and an extra draw" : "";
+      return `${Who} placed ${ev.tile} on ${cellName(ev.at)} (${equationText(ev)}): +${ev.points}${draw}.`;
+    }
+    case "bonus":
+      return `${Who} placed seven tiles in one turn: +${ev.points}!`;
+    case "drew":
+      if (ev.reason === "extra") return `${Who} drew an extra tile${ev.tiles ? ` (${ev.tiles.join(", ")})` : ""}.`;
+      return null;
+    case "drew_tiles":
+      return ev.reason === "extra" || ev.reason === "exchange" ? `You drew ${ev.tiles.join(", ")}.` : null;
+    case "exchanged":
+      return `${Who} exchanged ${plural(ev.count, "tile")}${ev.tiles ? ` (${ev.tiles.join(", ")})` : ""}.`;
+    case "hinted":
+      return `${Who} asked for a hint.`;
+    case "hint":
+      return ev.tile === null || ev.tile === undefined ? "Hint: no tile of your rack fits anywhere." : `Hint: the ${ev.tile} fits somewhere.`;
+    case "timeout":
+      return `${Who} ran out of time.`;
+    case "turn_ended":
+      return `${Who} ended the turn (${plural(ev.placed, "tile")} placed${ev.reason === "exchange" ? ", by an exchange" : ev.reason === "timeout" ? ", by the clock" : ""}).`;
+    case "turn":
+      return ev.seat === view?.seat ? "Your turn." : `${Who}'s turn.`;
+    case "quit_vote": {
+      const votes = (ev.votes || []).map((s) => seatName(s, view)).join(", ") || "nobody";
+      return `${Who} ${ev.vote ? "votes" : "no longer votes"} to quit (votes: ${votes}).`;
+    }
+    case "game_over":
+      return `Game over (${ev.reason === "quit" ? "everyone voted to quit" : "no more moves"}): scores ${(ev.scores || []).join(", ")}.`;
+    default:
+      return null;
+  }
+}

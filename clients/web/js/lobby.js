@@ -1,0 +1,420 @@
+// The lobby: rooms to watch or join (filters, pages), a new game with every option of
+// every game (built from welcome.games, not hard-coded), a quick game, a private room by
+// its code, the player's unfinished games, high scores, ratings and finished games.
+
+import { h, fill, field, when } from "./dom.js";
+
+const TABS = [
+  ["rooms", "Rooms"],
+  ["new", "New game"],
+  ["scores", "High scores"],
+  ["ratings", "Ratings"],
+  ["history", "My games"],
+];
+
+const REFRESH_MS = 10000;
+
+export class Lobby {
+  constructor(app) {
+    this.app = app;
+    this.tab = sessionStorage.getItem("tilehall.tab") || "rooms";
+    this.timer = null;
+    this.destroyed = false;
+    this.filters = { game: "", status: "" };
+    this.pages = 0;
+  }
+
+  show(main) {
+    this.root = h("section", { id: "lobby", "aria-labelledby": "lobby-h" });
+    this.tabButtons = new Map();
+    const nav = h("nav", { class: "tabs", "aria-label": "Lobby" }, TABS.map(([key, label]) => {
+      const b = h("button", { type: "button", onclick: () => this.select(key) }, label);
+      this.tabButtons.set(key, b);
+      return b;
+    }));
+    this.panel = h("div", { class: "panel" });
+    this.mineEl = h("div", { class: "mine" });
+    fill(this.root, h("h2", { id: "lobby-h", class: "visually-hidden" }, "Lobby"), this.mineEl, nav, this.panel);
+    fill(main, this.root);
+    this.showMine();
+    this.select(TABS.some(([k]) => k === this.tab) ? this.tab : "rooms");
+    // The first room list marks the lobby ready, whatever tab shows.
+    if (this.tab !== "rooms") this.fetchRooms(false).catch(() => {});
+  }
+
+  destroy() {
+    this.destroyed = true;
+    clearInterval(this.timer);
+  }
+
+  resume(welcome) {
+    this.showMine();
+    if (this.tab === "rooms") this.fetchRooms(false).catch(() => {});
+  }
+
+  request(msg) {
+    return this.app.conn.request(msg).catch((err) => {
+      if (!this.destroyed) this.app.say(err.message, "error");
+      throw err;
+    });
+  }
+
+  select(key) {
+    this.tab = key;
+    sessionStorage.setItem("tilehall.tab", key);
+    for (const [k, b] of this.tabButtons) b.setAttribute("aria-pressed", k === key ? "true" : "false");
+    clearInterval(this.timer);
+    this.panel.replaceChildren();
+    ({ rooms: () => this.showRooms(), new: () => this.showNew(), scores: () => this.showScores(),
+      ratings: () => this.showRatings(), history: () => this.showHistory() })[key]();
+  }
+
+  gameSelect(withAll, only) {
+    const sel = h("select", {});
+    if (withAll) sel.append(h("option", { value: "" }, "All games"));
+    for (const g of this.app.games.values()) {
+      if (!only || only(g)) sel.append(h("option", { value: g.name }, g.title));
+    }
+    return sel;
+  }
+
+  // -- my unfinished games and a private room by code -----------------------------------
+
+  showMine() {
+    const rooms = this.app.welcome.rooms || [];
+    const code = h("input", { type: "text", autocomplete: "off", spellcheck: "false", maxlength: "64" });
+    const form = h("form", { class: "inline code-form" },
+      field("Private room code", code), h("button", { type: "submit" }, "Join by code"));
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const c = code.value.trim();
+      if (!c) return;
+      try {
+        const reply = await this.request({ t: "join", code: c });
+        this.app.codes.set(reply.room, c);
+        this.app.pendingJoined = reply;
+        this.app.go(this.app.roomPath(reply.room, c));
+      } catch (_) { /* said */ }
+    });
+    fill(this.mineEl,
+      rooms.length ? h("div", { class: "resume" }, h("h3", {}, "Your unfinished games"),
+        h("ul", { class: "plain" }, rooms.map((r) => h("li", {},
+          h("button", { type: "button", onclick: () => this.app.go(this.app.roomPath(r)) }, `Resume room ${r}`))))) : null,
+      form);
+  }
+
+  // -- rooms ----------------------------------------------------------------------------
+
+  showRooms() {
+    const game = this.gameSelect(true);
+    game.value = this.filters.game;
+    const status = h("select", {},
+      h("option", { value: "" }, "Any status"), h("option", { value: "waiting" }, "Waiting for players"),
+      h("option", { value: "playing" }, "Playing"), h("option", { value: "over" }, "Over"));
+    status.value = this.filters.status;
+    const changed = () => {
+      this.filters = { game: game.value, status: status.value };
+      this.fetchRooms(false).catch(() => {});
+    };
+    game.addEventListener("change", changed);
+    status.addEventListener("change", changed);
+    this.roomsBody = h("ul", { class: "rooms-list", "aria-label": "Rooms" });
+    this.moreBtn = h("button", { type: "button", hidden: true, onclick: () => this.fetchRooms(true).catch(() => {}) }, "More rooms");
+    this.roomsNote = h("p", { class: "note", "aria-live": "polite" });
+    fill(this.panel,
+      h("div", { class: "filters" }, field("Game", game), field("Status", status),
+        h("button", { type: "button", onclick: () => this.fetchRooms(false).catch(() => {}) }, "Refresh")),
+      this.roomsNote, this.roomsBody, this.moreBtn);
+    this.fetchRooms(false).catch(() => {});
+    this.timer = setInterval(() => {
+      if (this.pages <= 1 && this.app.conn && this.app.conn.online && !document.hidden) this.fetchRooms(false).catch(() => {});
+    }, REFRESH_MS);
+  }
+
+  async fetchRooms(more) {
+    const msg = { t: "rooms" };
+    if (this.filters.game) msg.game = this.filters.game;
+    if (this.filters.status) msg.status = this.filters.status;
+    if (more && this.next) msg.cursor = this.next;
+    const reply = await this.request(msg);
+    if (this.destroyed) return;
+    this.root.dataset.ready = "1";
+    if (this.tab !== "rooms" || !this.roomsBody) return;
+    this.next = reply.next;
+    this.pages = more ? this.pages + 1 : 1;
+    if (!more) this.roomsBody.replaceChildren();
+    for (const room of reply.rooms) this.roomsBody.append(this.roomRow(room));
+    this.moreBtn.hidden = !reply.next;
+    this.roomsNote.textContent = this.roomsBody.childElementCount ? "" : "No rooms here yet: start one in New game.";
+  }
+
+  roomRow(room) {
+    const spec = this.app.game(room.game);
+    const seats = room.seats.map((s) => (s.name ? s.name + (s.bot ? "" : s.connected ? "" : " (away)") : "open"));
+    const open = room.seats.some((s) => !s.taken && !s.name);
+    const status = { waiting: "waiting for players", playing: room.paused ? `playing (paused: ${room.paused})` : "playing", over: "over" }[room.status] || room.status;
+    const options = changedOptions(spec, room.options);
+    const label = `${spec ? spec.title : room.game} ${room.room}`;
+    const actions = [];
+    if (room.status === "waiting" && open) {
+      actions.push(h("button", { type: "button", class: "primary", "aria-label": `Join ${label}`, onclick: () => this.app.go(this.app.roomPath(room.room)) }, "Join"));
+    }
+    if (room.status !== "over") {
+      actions.push(h("button", { type: "button", "aria-label": `Watch ${label}`, onclick: () => this.app.go(this.app.roomPath(room.room)) }, "Watch"));
+    } else {
+      actions.push(h("button", { type: "button", "aria-label": `Replay ${label}`, onclick: () => this.app.go(`/#replay=${encodeURIComponent(room.room)}`) }, "Replay"));
+    }
+    return h("li", { class: "room-row", dataset: { room: room.room } },
+      h("div", { class: "room-main" },
+        h("strong", {}, spec ? spec.title : room.game), " ", h("span", { class: "room-id" }, room.room),
+        h("div", { class: "room-meta" }, `${status} · ${seats.join(", ")} · ${room.spectators} watching`
+          + (options ? ` · ${options}` : ""))),
+      h("div", { class: "room-buttons" }, actions));
+  }
+
+  // -- a new game ------------------------------------------------------------------------
+
+  showNew() {
+    const game = this.gameSelect(false);
+    const last = sessionStorage.getItem("tilehall.newgame");
+    if (last && this.app.game(last)) game.value = last;
+    const formBody = h("div", { class: "options" });
+    const errorEl = h("p", { class: "error", role: "alert" });
+    const form = h("form", { class: "new-game" }, field("Game", game), formBody, errorEl);
+    fill(this.panel, form);
+    const build = () => {
+      sessionStorage.setItem("tilehall.newgame", game.value);
+      this.buildGameForm(this.app.game(game.value), formBody, errorEl);
+    };
+    game.addEventListener("change", build);
+    form.addEventListener("submit", (ev) => ev.preventDefault());
+    build();
+  }
+
+  buildGameForm(spec, body, errorEl) {
+    errorEl.textContent = "";
+    const controls = spec.options.map((opt) => optionControl(opt));
+    const seatsWrap = h("div", { class: "seat-rows" });
+    let count = null;
+    let seatRows = [];
+    if (spec.max_seats > 1) {
+      count = h("select", {});
+      for (let n = spec.min_seats; n <= spec.max_seats; n++) count.append(h("option", { value: String(n) }, String(n)));
+      const rebuild = () => {
+        const n = Number(count.value);
+        const old = seatRows;
+        seatRows = [];
+        for (let i = 1; i < n; i++) seatRows.push(old[i - 1] || seatControl(spec, i));
+        fill(seatsWrap, seatRows.map((r) => r.el));
+      };
+      count.addEventListener("change", rebuild);
+      rebuild();
+    }
+    const priv = h("input", { type: "checkbox" });
+    const botsAfter = h("input", { type: "number", min: "0", max: "3600", value: "30", inputmode: "numeric" });
+    const level = h("select", {}, (spec.bots || ["normal"]).map((b) => h("option", { value: b, selected: b === "normal" }, b)));
+    const create = h("button", { type: "button", class: "primary" }, "Create");
+    const quick = h("button", { type: "button" }, "Quick game");
+    const options = () => {
+      const out = {};
+      for (const c of controls) {
+        const v = c.value();
+        if (v !== c.opt.default) out[c.opt.name] = v;
+      }
+      return out;
+    };
+    create.addEventListener("click", async () => {
+      errorEl.textContent = "";
+      const msg = { t: "create", game: spec.name };
+      const opts = options();
+      if (Object.keys(opts).length) msg.options = opts;
+      if (count) msg.seats = [this.app.player, ...seatRows.map((r) => r.value())];
+      if (priv.checked) msg.private = true;
+      try {
+        const created = await this.app.conn.request(msg);
+        if (created.code) this.app.codes.set(created.room, created.code);
+        const joined = await this.app.conn.request(created.code ? { t: "join", code: created.code } : { t: "join", room: created.room });
+        this.app.pendingJoined = joined;
+        this.app.go(this.app.roomPath(created.room, created.code));
+      } catch (err) {
+        errorEl.textContent = err.message;
+      }
+    });
+    quick.addEventListener("click", async () => {
+      errorEl.textContent = "";
+      const msg = { t: "match", game: spec.name };
+      const opts = options();
+      if (Object.keys(opts).length) msg.options = opts;
+      if (count) msg.seats = Number(count.value);
+      const after = Number(botsAfter.value);
+      if (Number.isInteger(after) && after >= 0 && after <= 3600) msg.bots_after = after;
+      msg.level = level.value;
+      try {
+        const joined = await this.app.conn.request(msg);
+        this.app.pendingJoined = joined;
+        this.app.go(this.app.roomPath(joined.room));
+      } catch (err) {
+        errorEl.textContent = err.message;
+      }
+    });
+    fill(body,
+      spec.options.length ? h("fieldset", {}, h("legend", {}, `${spec.title} options`), controls.map((c) => c.el)) : h("p", { class: "note" }, `${spec.title} has no options.`),
+      count ? h("fieldset", {}, h("legend", {}, "Players"), field("Seats", count), h("p", { class: "note" }, `Seat 1 is yours (${this.app.player}).`), seatsWrap) : null,
+      h("div", { class: "field check" }, h("label", {}, priv, " Private (only those with its link or code can join)")),
+      h("div", { class: "buttons" }, create),
+      h("fieldset", {}, h("legend", {}, "Quick game"),
+        h("p", { class: "note" }, "Play whoever else asks for this game with these options; computer players fill the seats nobody takes in time."),
+        field("Computer players after (seconds)", botsAfter), field("Their level", level), quick));
+  }
+
+  // -- high scores, ratings, my games ------------------------------------------------------
+
+  showScores() {
+    const game = this.gameSelect(false);
+    const table = h("select", {});
+    const bots = h("input", { type: "checkbox" });
+    const out = h("div", { class: "scores-out", "aria-live": "polite" });
+    const load = async (keepTable) => {
+      const msg = { t: "scores", game: game.value };
+      if (keepTable && table.value) msg.table = table.value;
+      if (bots.checked) msg.bots = true;
+      let r;
+      try { r = await this.request(msg); } catch (_) { return; }
+      if (this.destroyed) return;
+      fill(table, r.tables.map((t) => h("option", { value: t, selected: t === r.table }, t)));
+      fill(out,
+        r.entries.length ? h("table", {}, h("caption", {}, `${this.app.title(r.game)}: ${r.table}${r.bots ? " (bot programs)" : ""}`),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Name"), h("th", { scope: "col" }, "Score"), h("th", { scope: "col" }, "When"), h("th", { scope: "col" }, "Game"))),
+          h("tbody", {}, r.entries.map((e, i) => h("tr", {}, h("td", {}, String(i + 1)), h("td", {}, e.name), h("td", {}, String(e.score)), h("td", {}, when(e.at)),
+            h("td", {}, e.room ? h("button", { type: "button", class: "link", "aria-label": `Replay ${e.name}'s game`, onclick: () => this.app.go(`/#replay=${encodeURIComponent(e.room)}`) }, "Replay") : ""))))) : h("p", { class: "note" }, "No scores in this table yet."),
+        r.mine && r.mine.length ? h("p", {}, "Your best: ", r.mine.map((m) => `${m.table} ${m.score}`).join(", ")) : null);
+    };
+    game.addEventListener("change", () => load(false));
+    table.addEventListener("change", () => load(true));
+    bots.addEventListener("change", () => load(true));
+    fill(this.panel, h("div", { class: "filters" }, field("Game", game), field("Table", table),
+      h("div", { class: "field check" }, h("label", {}, bots, " Bot programs"))), out);
+    load(false);
+  }
+
+  showRatings() {
+    const rated = (g) => g.rated;
+    if (![...this.app.games.values()].some(rated)) {
+      fill(this.panel, h("p", {}, "No game on this server is rated."));
+      return;
+    }
+    const game = this.gameSelect(false, rated);
+    const list = h("ol", { class: "ratings" });
+    const more = h("button", { type: "button", hidden: true }, "More players");
+    const mine = h("p", {});
+    let next = null;
+    const load = async (again) => {
+      const msg = { t: "leaderboard", game: game.value };
+      if (again && next) msg.cursor = next;
+      let r;
+      try { r = await this.request(msg); } catch (_) { return; }
+      if (!again) list.replaceChildren();
+      for (const e of r.entries) list.append(h("li", {}, `${e.name}: ${e.rating.toFixed(0)} ± ${(2 * e.rd).toFixed(0)} (${e.games} games)`));
+      if (!list.childElementCount) list.append(h("li", { class: "note" }, "Nobody has played a rated game yet."));
+      next = r.next;
+      more.hidden = !next;
+      mine.textContent = r.mine ? `Your rating: ${r.mine.rating.toFixed(0)} ± ${(2 * r.mine.rd).toFixed(0)} (${r.mine.games} rated games)` : "";
+    };
+    game.addEventListener("change", () => load(false));
+    more.addEventListener("click", () => load(true));
+    fill(this.panel, h("div", { class: "filters" }, field("Game", game)), mine, list, more);
+    load(false);
+  }
+
+  showHistory() {
+    const game = this.gameSelect(true);
+    const player = h("input", { type: "text", maxlength: "24", placeholder: this.app.player, autocomplete: "off" });
+    const list = h("ul", { class: "history-list" });
+    const more = h("button", { type: "button", hidden: true }, "More games");
+    const note = h("p", { class: "note", "aria-live": "polite" });
+    let next = null;
+    const load = async (again) => {
+      const msg = { t: "history" };
+      if (game.value) msg.game = game.value;
+      if (player.value.trim()) msg.player = player.value.trim();
+      if (again && next) msg.cursor = next;
+      let r;
+      try { r = await this.request(msg); } catch (_) { return; }
+      if (!again) list.replaceChildren();
+      for (const g of r.rooms) list.append(this.historyRow(g));
+      next = r.next;
+      more.hidden = !next;
+      note.textContent = list.childElementCount ? `Games of ${r.player}, newest first.` : `${r.player} has no finished games yet.`;
+    };
+    const form = h("form", { class: "filters" }, field("Game", game), field("Player", player), h("button", { type: "submit" }, "Show"));
+    form.addEventListener("submit", (ev) => { ev.preventDefault(); load(false); });
+    game.addEventListener("change", () => load(false));
+    more.addEventListener("click", () => load(true));
+    fill(this.panel, form, note, list, more);
+    load(false);
+  }
+
+  historyRow(g) {
+    const players = g.players.map((p, i) => `${p.name}${p.bot ? ` (COMP ${p.bot})` : ""}${g.scores ? ` ${g.scores[i]}` : ""}`);
+    const label = `${this.app.title(g.game)} ${g.room}`;
+    return h("li", { class: "history-row" },
+      h("div", { class: "room-main" }, h("strong", {}, this.app.title(g.game)), " ", h("span", { class: "outcome" }, g.outcome),
+        h("div", { class: "room-meta" }, `${players.join(", ")} · ${when(g.finished)}${g.private ? " · private" : ""}`)),
+      h("div", { class: "room-buttons" }, h("button", { type: "button", "aria-label": `Replay ${label}`, onclick: () => this.app.go(`/#replay=${encodeURIComponent(g.room)}`) }, "Replay")));
+  }
+}
+
+/** One control of a game's option, from its welcome description. */
+function optionControl(opt) {
+  let input;
+  let value;
+  if (opt.kind === "bool") {
+    input = h("input", { type: "checkbox", checked: !!opt.default, name: opt.name });
+    value = () => input.checked;
+    const el = h("div", { class: "field check" }, h("label", {}, input, ` ${label(opt.name)}`), opt.doc ? h("small", { class: "hint" }, opt.doc) : null);
+    return { opt, el, value };
+  }
+  if (opt.kind === "choice") {
+    input = h("select", { name: opt.name }, opt.choices.map((c) => h("option", { value: c, selected: c === opt.default }, c)));
+    value = () => input.value;
+  } else {
+    input = h("input", { type: "number", name: opt.name, min: opt.min, max: opt.max, step: "1", value: String(opt.default), inputmode: "numeric" });
+    value = () => {
+      const n = Number(input.value);
+      return Number.isInteger(n) ? n : opt.default;
+    };
+  }
+  return { opt, el: field(label(opt.name), input, opt.doc), value };
+}
+
+function label(name) {
+  const s = name.replace(/_/g, " ");
+  return s[0].toUpperCase() + s.slice(1);
+}
+
+/** The choice for one seat after the player's own: open, a computer player, a named person. */
+function seatControl(spec, i) {
+  const sel = h("select", {},
+    h("option", { value: "" }, "Open seat"),
+    (spec.bots || ["normal"]).map((b) => h("option", { value: `COMP:${b}` }, `Computer (${b})`)),
+    h("option", { value: "=" }, "Reserved for…"));
+  const name = h("input", { type: "text", maxlength: "24", hidden: true, "aria-label": `Name for seat ${i + 1}`, autocomplete: "off" });
+  sel.addEventListener("change", () => { name.hidden = sel.value !== "="; if (!name.hidden) name.focus(); });
+  const el = h("div", { class: "seat-row" }, field(`Seat ${i + 1}`, sel), name);
+  return {
+    el,
+    value() {
+      if (sel.value === "") return null;
+      if (sel.value === "=") return name.value.trim() || null;
+      const [, lvl] = sel.value.split(":");
+      return `COMP${i}:${lvl}`;
+    },
+  };
+}
+
+/** A room's options that differ from the game's defaults, in words. */
+function changedOptions(spec, options) {
+  if (!spec || !options) return "";
+  return spec.options.filter((o) => options[o.name] !== undefined && options[o.name] !== o.default)
+    .map((o) => `${o.name.replace(/_/g, " ")} ${options[o.name]}`).join(", ");
+}

@@ -1,0 +1,439 @@
+// A room: its board (through the board contract), seats and whose turn, the event log told
+// in words, chat, leaving; the same for a spectator, read-only. Keeps the view in step:
+// compact patches applied in order, a gap in seq or a patch that does not fit answered by
+// joining again with the last seq (PROTOCOL.md, "Compact updates"), and the same after a
+// reconnect ("Resuming").
+
+import { h, fill } from "./dom.js";
+import { applyPatch, expandEvents, PatchError } from "./patch.js";
+import { loadBoard, mountBoard } from "./boards.js";
+import { generic, resultText, seatName } from "./narrate.js";
+
+const LOG_MAX = 300;
+
+export class RoomScreen {
+  constructor(app, room, code) {
+    this.app = app;
+    this.room = room;
+    this.code = code;
+    this.seat = null;
+    this.member = false; // joined or watching
+    this.seq = 0;
+    this.view = null;
+    this.derived = {};
+    this.summary = null;
+    this.board = null;
+    this.handle = null;
+    this.syncing = false;
+    this.destroyed = false;
+    this.tick = null;
+    this.clockSkew = 0; // server time - local time, from a view's `now`
+    this.lastStatus = null;
+  }
+
+  show(main) {
+    this.titleEl = h("h2", { id: "room-h" }, `Room ${this.room}`);
+    this.infoEl = h("p", { class: "room-info" });
+    this.choiceEl = h("div", { class: "seat-choice", hidden: true });
+    this.bannerEl = h("p", { class: "banner", role: "status", hidden: true });
+    this.countdownEl = h("p", { class: "countdown", role: "timer", "aria-live": "off", hidden: true });
+    this.seatsEl = h("ul", { class: "seats", "aria-label": "Seats" });
+    this.boardEl = h("div", { id: "board", class: "board" });
+    this.logEl = h("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "What happens", tabindex: "0" });
+    const chatInput = h("input", { type: "text", maxlength: "500", autocomplete: "off", "aria-label": "Message" });
+    this.chatForm = h("form", { class: "chat" }, chatInput, h("button", { type: "submit" }, "Send"));
+    this.chatForm.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const text = chatInput.value.trim();
+      if (!text) return;
+      this.app.conn.request({ t: "chat", room: this.room, text }).then(
+        () => { chatInput.value = ""; },
+        (err) => this.app.say(err.message, "error"),
+      );
+    });
+    this.leaveBtn = h("button", { type: "button", onclick: () => this.leave() }, "Leave");
+    this.replayBtn = h("button", { type: "button", hidden: true, onclick: () => this.app.go(`/#replay=${encodeURIComponent(this.room)}`) }, "Replay this game");
+    this.linkBtn = h("button", { type: "button", onclick: () => this.copyLink() }, "Copy link");
+    this.section = h("section", { class: "room", "aria-labelledby": "room-h" });
+    fill(main, fill(this.section,
+      h("div", { class: "room-head" }, this.titleEl,
+        h("div", { class: "room-actions" }, this.linkBtn, this.replayBtn, this.leaveBtn)),
+      this.infoEl, this.bannerEl, this.countdownEl, this.choiceEl,
+      h("div", { class: "room-body" },
+        this.boardEl,
+        h("aside", { class: "side" },
+          h("h3", {}, "Seats"), this.seatsEl,
+          h("h3", {}, "Log"), this.logEl, this.chatForm))));
+    this.tick = setInterval(() => this.showCountdown(), 1000);
+    this.enter();
+  }
+
+  destroy() {
+    this.destroyed = true;
+    clearInterval(this.tick);
+    this.unmount();
+    if (this.member && this.app.conn && this.app.conn.online) {
+      this.app.conn.request({ t: "leave", room: this.room }).catch(() => {});
+    }
+  }
+
+  unmount() {
+    if (this.handle) {
+      try { this.handle.destroy(); } catch (err) { console.warn(err); }
+    }
+    this.handle = null;
+    this.boardEl && this.boardEl.replaceChildren();
+  }
+
+  where() {
+    return this.code ? { code: this.code } : { room: this.room };
+  }
+
+  /** First arrival: my seat if I hold one; else watch, and offer the open seats. */
+  async enter() {
+    const held = (this.app.welcome.rooms || []).includes(this.room);
+    const pending = this.app.pendingJoined;
+    this.app.pendingJoined = null;
+    try {
+      if (pending && pending.room === this.room) { // the lobby joined already (create, match, code)
+        await this.joined(pending);
+        return;
+      }
+      if (held) {
+        await this.joined(await this.app.conn.request({ t: "join", ...this.where() }));
+        return;
+      }
+      const reply = await this.app.conn.request({ t: "watch", ...this.where() });
+      await this.joined(reply);
+      if (reply.seat === null && reply.view.status === "waiting" && (reply.view.waiting_for || []).length) {
+        this.offerSeats(reply.view.waiting_for);
+      }
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  failed(err) {
+    if (this.destroyed) return;
+    const text = err.code === "unknown_room"
+      ? `There is no room ${this.room} (or it is private and the link lacks its code).`
+      : err.message;
+    this.app.say(text, "error");
+    this.log(text);
+    fill(this.infoEl, text, " ", h("a", { href: "/", onclick: (ev) => { ev.preventDefault(); this.app.go("/"); } }, "Back to the lobby"));
+  }
+
+  /** The seats still open to me, from the room's summary (none once play started). */
+  openSeats() {
+    const s = this.summary;
+    if (!s || s.status !== "waiting") return [];
+    const me = this.app.player;
+    return s.seats.map((seat, i) => (!seat.taken && !seat.bot && (seat.name === null || seat.name === me) ? i : -1))
+      .filter((i) => i >= 0);
+  }
+
+  offerSeats(open, focus = true) {
+    const had = this.choiceEl.contains(document.activeElement) ? document.activeElement.textContent : null;
+    const buttons = open.map((seat) => h("button", {
+      type: "button", class: "primary", onclick: () => this.takeSeat(seat),
+    }, `Take seat ${seat + 1}`));
+    fill(this.choiceEl, h("p", {}, "This game waits for players. Take a seat, or watch."), buttons,
+      h("button", { type: "button", onclick: () => { this.choiceEl.hidden = true; this.log("You are watching."); } }, "Watch"));
+    this.choiceEl.hidden = false;
+    const again = buttons.find((b) => b.textContent === had);
+    if (again) again.focus();
+    else if (focus) buttons[0].focus();
+  }
+
+  async takeSeat(seat) {
+    try {
+      const reply = await this.app.conn.request({ t: "join", ...this.where(), seat });
+      this.choiceEl.hidden = true;
+      await this.joined(reply);
+      this.app.say(`You sit in seat ${seat + 1}.`);
+    } catch (err) {
+      this.app.say(err.message, "error");
+      if (err.code === "seat_taken" || err.code === "room_full") this.resync();
+    }
+  }
+
+  /** A `joined` reply: the whole view at its seq, what I missed, how to read short events. */
+  async joined(reply) {
+    if (this.destroyed) return;
+    const first = !this.member;
+    this.member = true;
+    this.room = reply.room;
+    this.seat = reply.seat;
+    this.derived = reply.derived || {};
+    const game = reply.view.game;
+    const wasSeat = this.mountedSeat;
+    for (const m of reply.missed || []) {
+      this.narrate(m.events || [], reply.view);
+    }
+    this.seq = reply.seq;
+    this.view = reply.view;
+    this.noteClock(reply.view);
+    if (!this.handle || wasSeat !== this.seat || this.mountedGame !== game) {
+      await this.mount(game);
+    } else {
+      this.safeUpdate(this.view, []);
+    }
+    if (first) this.log(this.seat === null ? "You are watching." : `You play seat ${this.seat + 1}.`);
+    this.showInfo();
+    this.showState([]);
+  }
+
+  async mount(game) {
+    const board = await loadBoard(game);
+    if (this.destroyed) return;
+    this.unmount();
+    const ctx = {
+      game,
+      room: this.room,
+      seat: this.seat,
+      readOnly: this.seat === null,
+      act: (action) => this.act(action),
+      say: (text) => this.app.say(text),
+      prefs: { ...this.app.prefs },
+    };
+    const screen = this;
+    Object.defineProperty(ctx, "options", {
+      enumerable: true,
+      get() { return (screen.summary && screen.summary.options) || {}; },
+    });
+    const mounted = mountBoard(board, this.boardEl, ctx);
+    this.board = mounted.board;
+    this.handle = mounted.handle;
+    this.mountedSeat = this.seat;
+    this.mountedGame = game;
+    this.safeUpdate(this.view, []);
+  }
+
+  prefsChanged() {
+    if (this.view) this.mount(this.view.game);
+  }
+
+  safeUpdate(view, events) {
+    try {
+      this.handle.update(view, events);
+    } catch (err) {
+      console.warn("the board failed to draw an update", err);
+    }
+  }
+
+  act(action) {
+    if (this.seat === null) return Promise.reject(new Error("spectators cannot act"));
+    return this.app.conn.request({ t: "act", room: this.room, action }).catch((err) => {
+      this.app.say(err.message, "error");
+      throw { code: err.code, message: err.message };
+    });
+  }
+
+  onPush(frame) {
+    if (frame.room !== this.room) return;
+    if (frame.t === "update") this.onUpdate(frame);
+    else if (frame.t === "room") {
+      this.summary = frame;
+      if (!this.choiceEl.hidden && this.seat === null) { // seats come and go while I choose
+        const open = this.openSeats();
+        if (open.length) this.offerSeats(open, false);
+        else this.choiceEl.hidden = true;
+      }
+      this.showInfo();
+    } else if (frame.t === "chat") this.log(`${frame.from}: ${frame.text}`, "chat");
+  }
+
+  onError(frame) {
+    if (frame.code === "room_closed") this.log(frame.message || "This room was closed.");
+  }
+
+  onUpdate(frame) {
+    if (this.syncing || !this.view || frame.seq <= this.seq) return; // a resync brings it
+    if (frame.seq !== this.seq + 1) {
+      this.resync();
+      return;
+    }
+    let view;
+    let events;
+    try {
+      view = frame.view !== undefined ? frame.view : applyPatch(this.view, frame.patch || []);
+      events = expandEvents(frame.events || [], view, this.derived);
+    } catch (err) {
+      if (!(err instanceof PatchError)) throw err;
+      console.warn("out of step, asking for the whole view", err.message);
+      this.resync();
+      return;
+    }
+    this.seq = frame.seq;
+    this.view = view;
+    this.noteClock(view);
+    if (this.handle) this.safeUpdate(view, events);
+    this.narrate(events, view);
+    this.showState(events);
+  }
+
+  /** Ask for the whole view again from my last seq (a gap, a patch that does not fit, a
+   * reconnect). The updates that arrive meanwhile are covered by the reply. */
+  async resync() {
+    if (this.syncing || this.destroyed) return;
+    this.syncing = true;
+    try {
+      const msg = this.seat === null
+        ? { t: "watch", ...this.where(), seq: this.seq }
+        : { t: "join", ...this.where(), seq: this.seq };
+      const reply = await this.app.conn.request(msg);
+      this.syncing = false;
+      await this.joined(reply);
+    } catch (err) {
+      this.syncing = false;
+      if (err.code !== "offline") this.failed(err);
+    }
+  }
+
+  /** After a reconnect: back in my seat (or watching) from my last seq. */
+  resume() {
+    if (this.member) this.resync();
+    else this.enter();
+  }
+
+  names() {
+    if (this.summary) return this.summary.seats.map((s) => s.name);
+    return [];
+  }
+
+  narrate(events, view) {
+    for (const event of events) {
+      let text;
+      if (this.board && typeof this.board.describe === "function") {
+        try {
+          text = this.board.describe(event, view);
+        } catch (err) {
+          console.warn("describe failed", err);
+          text = undefined;
+        }
+      }
+      if (text === null) continue; // the board says: not worth telling
+      if (text === undefined || text === "") text = generic(event, this.names());
+      this.log(text);
+    }
+  }
+
+  log(text, kind = "event") {
+    const atEnd = this.logEl.scrollHeight - this.logEl.scrollTop - this.logEl.clientHeight < 40;
+    this.logEl.append(h("p", { class: `entry entry-${kind}` }, text));
+    while (this.logEl.childElementCount > LOG_MAX) this.logEl.firstElementChild.remove();
+    if (atEnd) this.logEl.scrollTop = this.logEl.scrollHeight;
+  }
+
+  noteClock(view) {
+    if (view && typeof view.now === "number") this.clockSkew = view.now - Date.now() / 1000;
+  }
+
+  /** The room's header: game, status, seats, whose turn. */
+  showInfo() {
+    // where the page stands, for a person debugging (and a test's wait): its seq and seat
+    this.section.dataset.seq = String(this.seq);
+    this.section.dataset.seat = this.seat === null ? "" : String(this.seat);
+    const s = this.summary;
+    const v = this.view;
+    const game = (s && s.game) || (v && v.game);
+    this.titleEl.textContent = `${this.app.title(game)} — room ${this.room}`;
+    const status = v ? v.status : s && s.status;
+    const bits = [];
+    if (status === "waiting") bits.push("Waiting for players");
+    else if (status === "playing") bits.push("Playing");
+    else if (status === "over") bits.push("Game over");
+    if (s && s.private) bits.push("private");
+    if (s) bits.push(`${s.spectators} watching`);
+    bits.push(this.seat === null ? "you are watching" : `you are seat ${this.seat + 1}`);
+    fill(this.infoEl, bits.join(" · "));
+    if (s && s.suspended) this.banner("The room is being restored; moves wait until it is back.");
+    else if (s && status === "playing" && s.paused) {
+      const why = { away: "its players are away", player: "a player paused it", unwatched: "nobody is watching" }[s.paused] || s.paused;
+      this.banner(`The game stands still: ${why}.`);
+    } else this.banner(null);
+    this.showSeats();
+    this.showCountdown();
+    this.replayBtn.hidden = status !== "over";
+    this.chatForm.hidden = false;
+  }
+
+  banner(text) {
+    this.bannerEl.hidden = !text;
+    this.bannerEl.textContent = text || "";
+  }
+
+  showSeats() {
+    const v = this.view;
+    const seats = this.summary ? this.summary.seats : (v && v.scores ? v.scores.map(() => null) : []);
+    const items = seats.map((s, i) => {
+      const name = s ? (s.name || "open seat") : `seat ${i + 1}`;
+      const turn = v && v.status === "playing" && v.to_move === i;
+      const bits = [];
+      if (s && s.bot) bits.push("computer");
+      if (s && s.taken && !s.bot && !s.connected) bits.push("away");
+      if (i === this.seat) bits.push("you");
+      const score = v && v.scores && v.scores[i] !== undefined ? ` — ${v.scores[i]}` : "";
+      return h("li", { class: turn ? "seat turn" : "seat", "aria-current": turn ? "true" : null },
+        h("span", { class: "seat-n" }, `${i + 1}.`), " ",
+        h("span", { class: "seat-name" }, name),
+        bits.length ? h("span", { class: "seat-tags" }, ` (${bits.join(", ")})`) : null,
+        score,
+        turn ? h("span", { class: "turn-mark" }, " — to move") : null);
+    });
+    fill(this.seatsEl, items);
+  }
+
+  /** A quick-match room tells when COMP players take its open seats: count down to it. */
+  showCountdown() {
+    const s = this.summary;
+    const waiting = this.view && this.view.status === "waiting";
+    if (!s || !waiting || !s.bots_at) {
+      this.countdownEl.hidden = true;
+      return;
+    }
+    const left = Math.max(0, Math.ceil(s.bots_at - (Date.now() / 1000 + this.clockSkew)));
+    this.countdownEl.hidden = false;
+    this.countdownEl.textContent = left > 0
+      ? `Computer players take the open seats in ${left} s.`
+      : "Computer players are taking the open seats…";
+  }
+
+  /** After each update: whose turn, and the end of the game. */
+  showState(events) {
+    const v = this.view;
+    if (!v) return;
+    const mine = this.app.welcome.rooms || (this.app.welcome.rooms = []);
+    if (this.seat !== null && v.status !== "over" && !mine.includes(this.room)) mine.push(this.room);
+    if (v.status === "over" && mine.includes(this.room)) mine.splice(mine.indexOf(this.room), 1);
+    if (v.status !== this.lastStatus) {
+      if (v.status === "over") this.log(resultText(v, this.names()));
+      this.lastStatus = v.status;
+    }
+    this.showInfo();
+    if (v.status === "playing" && this.seat !== null && v.to_move === this.seat && events.length) {
+      this.app.say("Your turn.");
+    }
+  }
+
+  copyLink() {
+    const url = location.origin + this.app.roomPath(this.room, this.code);
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(url).then(() => this.app.say("The room's link is copied."), () => this.app.say(url));
+    } else {
+      this.app.say(`The room's link: ${url}`);
+    }
+  }
+
+  async leave() {
+    if (this.member) {
+      try {
+        await this.app.conn.request({ t: "leave", room: this.room });
+      } catch (_) { /* gone or offline: leaving anyway */ }
+      this.member = false;
+    }
+    this.app.go("/");
+  }
+}
+
+export { seatName };

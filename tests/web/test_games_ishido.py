@@ -1,0 +1,99 @@
+"""The Ishido board in the real page against the real server: the legal squares it shows
+are the view's, stones go down by mouse and by keyboard, help, undo, quit asked twice,
+symbols mode."""
+
+from __future__ import annotations
+
+from playwright.async_api import Page
+from tilehall.server.app import Server
+
+from tests.web.games import (
+    Watcher,
+    cell_name,
+    create,
+    focus_board,
+    labels,
+    settle,
+    square,
+    take_seat,
+    walk_to,
+)
+
+
+async def shown_legal(page: Page) -> set[str]:
+    return {name for name, label in (await labels(page)).items() if "the stone fits" in label}
+
+
+async def test_ishido_by_mouse_and_keyboard(page: Page, server: Server, url: str):
+    room = await create(url, "ishido")
+    w = await Watcher.open(url, room)
+    await take_seat(page, room)
+    view = await w.until(lambda v: v["status"] == "playing")
+    for n in range(1, 4):
+        await settle(page)
+        assert await shown_legal(page) == {cell_name(c) for c in view["legal"]}
+        target = view["legal"][0]
+        await square(page, target).click()
+        view = await w.until(lambda v, n=n: v["placed"] == n)
+        assert view["last"]["at"] == target
+        assert view["board"][target[0]][target[1]] is not None
+
+    # Keyboard alone: Tab to the board, arrows to a legal square, Enter.
+    await settle(page)
+    await focus_board(page)
+    target = w.view["legal"][-1]
+    await walk_to(page, target)
+    await page.keyboard.press("Enter")
+    view = await w.until(lambda v: v["placed"] == 4)
+    assert view["last"]["at"] == target
+    await settle(page)
+    assert await shown_legal(page) == {cell_name(c) for c in view["legal"]}
+
+    # i asks for help: the best square is marked on the board.
+    await page.keyboard.press("i")
+    view = await w.until(lambda v: v["helps"] == 1)
+    best = next(e for e in w.events if e.get("e") == "help")["at"]
+    await square(page, best).and_(page.locator(".tb-hint")).wait_for()
+    assert "best square" in (await labels(page))[cell_name(best)]
+
+    # u takes the last stone back.
+    await page.keyboard.press("u")
+    view = await w.until(lambda v: v["undos"] == 1)
+    assert view["placed"] == 3 and view["board"][target[0]][target[1]] is None
+
+    # Quit asks twice: the first press changes nothing on the server.
+    quit_button = page.get_by_role("button", name="Quit")
+    await quit_button.click()
+    await settle(page, 300)
+    assert w.view["status"] == "playing"
+    await page.get_by_role("button", name="Quit: sure?").click()
+    view = await w.until(lambda v: v["status"] == "over")
+    assert view["result"]["reason"] == "quit"
+    await page.get_by_text("Game over: you ended it").wait_for()
+    await w.close()
+
+
+async def test_ishido_symbols_mode_writes_each_stones_colour(page: Page, server: Server, url: str):
+    room = await create(url, "ishido")
+    w = await Watcher.open(url, room)
+    await take_seat(page, room)
+    view = await w.until(lambda v: v["status"] == "playing")
+    board = page.locator("#board")
+    stones = sum(1 for row in view["board"] for s in row if s)
+    assert stones == 6
+    assert await board.locator("[role=gridcell] .tb-stone-letter").count() == 0
+    # every stone draws its symbol, whatever the preference
+    assert await board.locator("[role=gridcell] .tb-stone svg[data-shape]").count() == stones
+    await page.get_by_label("Symbols").check()
+    await board.locator("[role=gridcell] .tb-stone-letter").first.wait_for()
+    letters = await board.locator("[role=gridcell] .tb-stone-letter").all_inner_texts()
+    assert len(letters) == stones
+    expected = sorted("ROYGBP"[s[0]] for row in view["board"] for s in row if s)
+    assert sorted(letters) == expected
+    # The opening's six stones are all six colours and symbols: six different letters and shapes.
+    assert len(set(letters)) == 6
+    shapes = await board.locator("[role=gridcell] .tb-stone svg").evaluate_all(
+        "els => els.map(e => e.dataset.shape)"
+    )
+    assert len(set(shapes)) == 6
+    await w.close()
