@@ -201,6 +201,7 @@ export class RoomScreen {
       enumerable: true,
       get() { return (screen.summary && screen.summary.options) || {}; },
     });
+    this.ctx = ctx;
     const mounted = mountBoard(board, this.boardEl, ctx);
     this.board = mounted.board;
     this.handle = mounted.handle;
