@@ -106,6 +106,10 @@ async def test_the_lobby_lists_a_room_made_by_a_python_client(page: Page, url: s
     await expect(row.get_by_role("button", name=re.compile("^Join"))).to_be_visible()
     await page.get_by_label("Game").select_option("ishido")  # a filter hides it
     await expect(row).to_have_count(0)
+    await page.get_by_label("Game").select_option("mathable")
+    await row.get_by_role("button", name=re.compile("^Join")).click()  # one click: seated
+    await expect(page.locator("section.room")).to_have_attribute("data-seat", "1")
+    assert (await summary(bob, room, "mathable"))["seats"][1]["name"] == "Ada"
     await bob.close()
 
 
