@@ -8,9 +8,11 @@ from playwright.async_api import Page
 from tilehall.server.app import Server
 
 from tests.web.games import (
+    View,
     Watcher,
     cell_name,
     create,
+    eventually,
     focus_board,
     labels,
     settle,
@@ -30,8 +32,11 @@ async def test_ishido_by_mouse_and_keyboard(page: Page, server: Server, url: str
     await take_seat(page, room)
     view = await w.until(lambda v: v["status"] == "playing")
     for n in range(1, 4):
-        await settle(page)
-        assert await shown_legal(page) == {cell_name(c) for c in view["legal"]}
+
+        async def legal_shown(view: View = view) -> None:
+            assert await shown_legal(page) == {cell_name(c) for c in view["legal"]}
+
+        await eventually(legal_shown)
         target = view["legal"][0]
         await square(page, target).click()
         view = await w.until(lambda v, n=n: v["placed"] == n)
@@ -46,8 +51,7 @@ async def test_ishido_by_mouse_and_keyboard(page: Page, server: Server, url: str
     await page.keyboard.press("Enter")
     view = await w.until(lambda v: v["placed"] == 4)
     assert view["last"]["at"] == target
-    await settle(page)
-    assert await shown_legal(page) == {cell_name(c) for c in view["legal"]}
+    await eventually(lambda: legal_shown(view))
 
     # i asks for help: the best square is marked on the board.
     await page.keyboard.press("i")
@@ -64,8 +68,7 @@ async def test_ishido_by_mouse_and_keyboard(page: Page, server: Server, url: str
     # Quit asks twice: the first press changes nothing on the server.
     quit_button = page.get_by_role("button", name="Quit")
     await quit_button.click()
-    await settle(page, 300)
-    assert w.view["status"] == "playing"
+    assert (await w.drain(0.5))["status"] == "playing"
     await page.get_by_role("button", name="Quit: sure?").click()
     view = await w.until(lambda v: v["status"] == "over")
     assert view["result"]["reason"] == "quit"

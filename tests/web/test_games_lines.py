@@ -10,6 +10,7 @@ from tests.web.games import (
     View,
     Watcher,
     create,
+    eventually,
     focus_board,
     labels,
     settle,
@@ -80,17 +81,19 @@ async def test_lines_by_mouse_and_keyboard(page: Page, server: Server, url: str)
     await page.keyboard.press("u")
     view = await w.until(lambda v: v["undos"] == 1)
     assert view["moves"] == 3 and view["board"][src[0]][src[1]] != 0
-    await settle(page, 200)
-    shown = await labels(page)
-    for r, row in enumerate(view["board"]):
-        for c, chip in enumerate(row):
-            name = f"{chr(97 + c)}{r + 1}"
-            assert ("chip" in shown[name]) == bool(chip), (name, shown[name], chip)
+
+    async def shows_the_servers_board() -> None:
+        shown = await labels(page)
+        for r, row in enumerate(view["board"]):
+            for c, chip in enumerate(row):
+                name = f"{chr(97 + c)}{r + 1}"
+                assert ("chip" in shown[name]) == bool(chip), (name, shown[name], chip)
+
+    await eventually(shows_the_servers_board)
 
     # Q asks twice before it ends the game.
     await page.keyboard.press("Q")
-    await settle(page, 300)
-    assert w.view["status"] == "playing"
+    assert (await w.drain(0.5))["status"] == "playing"
     await page.keyboard.press("Q")
     view = await w.until(lambda v: v["status"] == "over")
     assert view["reason"] == "quit"

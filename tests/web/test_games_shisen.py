@@ -12,6 +12,7 @@ from tests.web.games import (
     Watcher,
     cell_name,
     create,
+    eventually,
     focus_board,
     labels,
     occupied,
@@ -62,9 +63,12 @@ async def test_matchit_by_mouse_and_keyboard(page: Page, server: Server, url: st
     await page.keyboard.press("m")
     view = await w.until(lambda v: v["score"] == score - 4)
     marked = next(e for e in w.events if e.get("e") == "highlight")["cells"]
-    await settle(page, 200)
-    shown = await labels(page)
-    assert {n for n, lab in shown.items() if "marked" in lab} == {cell_name(x) for x in marked}
+
+    async def marks_shown() -> None:
+        shown = await labels(page)
+        assert {n for n, lab in shown.items() if "marked" in lab} == {cell_name(x) for x in marked}
+
+    await eventually(marks_shown)
 
     # Help removes a pair for us.
     await page.get_by_role("button", name="Help (3)").click()
@@ -87,8 +91,7 @@ async def test_matchit_by_mouse_and_keyboard(page: Page, server: Server, url: st
 
     # Quit asks twice.
     await page.get_by_role("button", name="Quit").click()
-    await settle(page, 300)
-    assert w.view["status"] == "playing"
+    assert (await w.drain(0.5))["status"] == "playing"
     await page.get_by_role("button", name="Quit: sure?").click()
     view = await w.until(lambda v: v["status"] == "over")
     assert view["end"] == "quit"
@@ -121,10 +124,13 @@ async def test_linksame_by_mouse_and_keyboard(page: Page, server: Server, url: s
     # i asks for a hint: its pair is named on the board, its path drawn.
     await page.keyboard.press("i")
     view = await w.until(lambda v: v["hint"] is not None)
-    await settle(page, 200)
-    shown = await labels(page)
-    hinted = {n for n, lab in shown.items() if "hinted" in lab}
-    assert hinted == {cell_name(view["hint"]["a"]), cell_name(view["hint"]["b"])}
+
+    async def hint_shown() -> None:
+        shown = await labels(page)
+        hinted = {n for n, lab in shown.items() if "hinted" in lab}
+        assert hinted == {cell_name(view["hint"]["a"]), cell_name(view["hint"]["b"])}
+
+    await eventually(hint_shown)
     assert await page.locator("#board svg.tb-path polyline.tb-hint-line").count() == 1
 
     # s shuffles (the same tiles on the same squares), r restarts the stage.
