@@ -151,3 +151,38 @@ async def test_lines_symbols_mode_gives_each_colour_a_shape(page: Page, server: 
     assert all(len(s) == 1 for s in by_colour.values())
     assert len({next(iter(s)) for s in by_colour.values()}) == len(by_colour) >= 3
     await w.close()
+
+
+TRAVELS = """() => {
+    window.travelled = false;
+    new MutationObserver((changes) => {
+        for (const c of changes) {
+            for (const n of c.addedNodes) {
+                if (n.classList && n.classList.contains("tb-traveller")) window.travelled = true;
+            }
+        }
+    }).observe(document.body, {childList: true, subtree: true});
+}"""
+
+
+async def test_lines_chip_travels_unless_less_motion(page: Page, server: Server, url: str):
+    room = await create(url, "lines")
+    w = await Watcher.open(url, room)
+    await take_seat(page, room)
+    await w.until(lambda v: v["status"] == "playing")
+    motion = page.get_by_label("Less motion")
+    if await motion.is_checked():
+        await motion.uncheck()
+    for n, less in ((1, False), (2, True)):
+        if less:
+            await motion.check()
+        await page.locator("#board [role=grid]").wait_for()
+        await settle(page, 300)
+        await page.evaluate(TRAVELS)
+        src, dst = a_move(w.view)
+        await square(page, src).click()
+        await square(page, dst).click()
+        await w.until(lambda v, n=n: v["moves"] == n)
+        await settle(page, 400)
+        assert await page.evaluate("window.travelled") is not less
+    await w.close()

@@ -188,3 +188,38 @@ async def test_mathable_seat_taken_on_a_phone_and_a_tile_dragged_by_touch(
     await w.until(lambda v: placed_on(w, cell, tile))
     await fits_phone(phone)
     await w.close()
+
+
+async def test_mathable_hidden_racks_clock_and_exchange_by_keyboard(
+    page: Page, server: Server, url: str
+):
+    room = await create(
+        url, "mathable", seats=SEATS, options={"racks": "hidden", "turn_seconds": 120}
+    )
+    w = await Watcher.open(url, room)
+    await take_seat(page, room)
+    view = await w.until(lambda v: v["status"] == "playing" and v["to_move"] == 0)
+    assert view["racks"] == [None, None]  # a spectator sees no rack at all
+    # The other seat's rack shows as face-down tiles, so many; ours as numbers.
+    other = page.get_by_label(re.compile(r"^Seat 2: .*7 hidden tiles$"))
+    await other.wait_for()
+    assert await other.locator(".tb-mini-back").count() == 7
+    assert await page.locator(".tb-rack-tile").count() == view["rack_sizes"][0] == 7
+    # The turn clock counts down on the server's time.
+    clock = page.locator(".tb-stat", has_text="Turn clock").locator(".tb-stat-value")
+    minutes, seconds = (await clock.inner_text()).split(":")
+    assert 60 < int(minutes) * 60 + int(seconds) <= 120
+
+    # Exchange by keyboard alone: x, mark two tiles (1, 2), x again.
+    await focus_board(page)
+    await page.keyboard.press("x")
+    await page.keyboard.press("1")
+    await page.keyboard.press("2")
+    assert await page.locator(".tb-rack-tile.tb-marked").count() == 2
+    await page.keyboard.press("x")
+    await w.until(lambda v: any(e.get("e") == "exchanged" for e in w.events))
+    exchanged = next(e for e in w.events if e.get("e") == "exchanged")
+    assert exchanged["seat"] == 0 and exchanged["count"] == 2 and "tiles" not in exchanged
+    ended = next(e for e in w.events if e.get("e") == "turn_ended")
+    assert ended["reason"] == "exchange"
+    await w.close()

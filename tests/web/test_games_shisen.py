@@ -89,6 +89,14 @@ async def test_matchit_by_mouse_and_keyboard(page: Page, server: Server, url: st
     view = await w.until(lambda v: v["undos"] == 1)
     assert view["tiles_left"] == left - 8
 
+    # g gives the sheet up, asked twice: a life for a new sheet.
+    await page.keyboard.press("g")
+    assert (await w.drain(0.5))["lives"] == 3
+    await page.keyboard.press("g")
+    view = await w.until(lambda v: v["lives"] == 2)
+    assert view["tiles_left"] == 96 and view["level"] == 1
+    await page.get_by_role("log").get_by_text("A life lost, 2 left.").wait_for()
+
     # Quit asks twice.
     await page.get_by_role("button", name="Quit").click()
     assert (await w.drain(0.5))["status"] == "playing"
