@@ -4,7 +4,7 @@
 
 import { Connection } from "./net.js";
 import * as names from "./names.js";
-import { h, fill } from "./dom.js";
+import { h, fill, modal } from "./dom.js";
 import { Lobby } from "./lobby.js";
 import { RoomScreen } from "./room.js";
 import { ReplayScreen } from "./replay.js";
@@ -23,6 +23,7 @@ class App {
     this.prefs = loadPrefs();
     this.codes = new Map(); // room -> private code, learnt from links and `created`
     window.addEventListener("popstate", () => this.route());
+    window.addEventListener("hashchange", () => this.route()); // a link pasted with its #code
     window.addEventListener("online", () => this.conn && this.conn.retryNow());
     document.getElementById("home").addEventListener("click", (ev) => {
       if (!this.welcome) return;
@@ -100,7 +101,17 @@ class App {
     this.setStatus("connecting");
     const conn = new Connection({
       onPush: (frame, mine) => this.onPush(frame, mine),
-      onStatus: (s) => { if (conn === this.conn) this.setStatus(s); },
+      onStatus: (s, detail) => {
+        if (conn !== this.conn) return;
+        if (s === "refused") { // the server no longer takes our key: who is playing?
+          this.conn = null;
+          this.welcome = null;
+          this.setStatus("closed");
+          this.askName(detail && detail.message);
+          return;
+        }
+        this.setStatus(s);
+      },
       onWelcome: (w, resumed) => { if (conn === this.conn && resumed) this.onResumed(w); },
     });
     this.conn = conn;
@@ -188,6 +199,24 @@ class App {
     return `/r/${encodeURIComponent(room)}${c ? `#code=${encodeURIComponent(c)}` : ""}`;
   }
 
+  /** The keys of the page, in a dialog (Escape closes it). */
+  help() {
+    const keys = [
+      ["Tab, Shift+Tab", "go from control to control"],
+      ["Enter, Space", "press the button in focus"],
+      ["Escape", "close this dialog"],
+      ["← →", "in a replay: the move before, the move after"],
+      ["Home, End", "in a replay: the deal, the end"],
+      ["Space", "in a replay: play or pause"],
+      ["?", "on a board: that game's own keys"],
+    ];
+    modal("Keys", (body) => {
+      body.append(
+        h("dl", { class: "keys-list" }, keys.map(([k, what]) => [h("dt", {}, k), h("dd", {}, what)])),
+        h("p", { class: "note" }, "Symbols draws a symbol on each colour; Less motion turns animations off."));
+    });
+  }
+
   // -- preferences ---------------------------------------------------------------------
 
   setupPrefs() {
@@ -204,7 +233,8 @@ class App {
     motion.addEventListener("change", changed);
     fill(box,
       h("label", { for: "pref-symbols" }, symbols, " Symbols"),
-      h("label", { for: "pref-motion" }, motion, " Less motion"));
+      h("label", { for: "pref-motion" }, motion, " Less motion"),
+      h("button", { type: "button", class: "link", onclick: () => this.help() }, "Help"));
     document.documentElement.classList.toggle("reduce-motion", this.prefs.reducedMotion);
   }
 }

@@ -96,9 +96,12 @@ export class Connection {
           },
           (err) => {
             reject(err);
-            if (err.code !== "offline") {
+            if (err.code === "unavailable" || err.code === "rate_limited") {
+              ws.close(1000); // the server asks for patience: the back-off tries again
+            } else if (err.code !== "offline") {
               this.closed = true; // a refused hello: the app asks the player again
               ws.close(1000);
+              if (resumed) this.onStatus("refused", err);
             }
           },
         );
@@ -154,7 +157,21 @@ export class Connection {
 
   /** Send a request and resolve with its reply; rejects with a ServerError for an `error`
    * reply (or "offline" when the connection drops first). */
-  request(msg) {
+  async request(msg) {
+    // `unavailable` (the server's database is away) and `rate_limited` say when to try
+    // again, and that nothing was done: a few tries before the player hears of it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this._request(msg);
+      } catch (err) {
+        const wait = err.frame && err.frame.retry_after;
+        if (attempt >= 3 || typeof wait !== "number" || !(err.code === "unavailable" || err.code === "rate_limited")) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(wait, 10) * 1000));
+      }
+    }
+  }
+
+  _request(msg) {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
       return Promise.reject(new ServerError("offline", "not connected to the server"));

@@ -28,14 +28,14 @@ export class ReplayScreen {
     this.boardEl = h("div", { id: "board", class: "board" });
     this.logEl = h("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "What happened", tabindex: "0" });
     this.playersEl = h("ul", { class: "seats", "aria-label": "Players" });
-    const b = (text, label, fn) => h("button", { type: "button", "aria-label": label, onclick: fn }, text);
-    this.playBtn = b("▶", "Play", () => this.toggle());
+    const b = (text, fn) => h("button", { type: "button", onclick: fn }, text);
+    this.playBtn = b("Play", () => this.toggle());
     this.controls = h("div", { class: "replay-controls", role: "toolbar", "aria-label": "Replay" },
-      b("⏮", "First move", () => this.goTo(1)),
-      b("◀", "Previous move", () => this.goTo(this.want - 1)),
+      b("« First", () => this.goTo(1)),
+      b("‹ Back", () => this.goTo(this.want - 1)),
       this.playBtn,
-      b("▶|", "Next move", () => this.goTo(this.want + 1)),
-      b("⏭", "Last move", () => this.goTo(this.last || this.seq)));
+      b("Next ›", () => this.goTo(this.want + 1)),
+      b("Last »", () => this.goTo(this.last || this.want)));
     this.keys = (ev) => this.onKey(ev);
     document.addEventListener("keydown", this.keys);
     fill(main, h("section", { class: "replay", "aria-labelledby": "replay-h" },
@@ -156,8 +156,7 @@ export class ReplayScreen {
     else {
       if (this.last !== null && this.want >= this.last) this.goTo(1);
       this.playing = setInterval(() => this.goTo(this.want + 1), PLAY_MS);
-      this.playBtn.textContent = "⏸";
-      this.playBtn.setAttribute("aria-label", "Pause");
+      this.playBtn.textContent = "Pause";
     }
   }
 
@@ -165,8 +164,7 @@ export class ReplayScreen {
     clearInterval(this.playing);
     this.playing = null;
     if (this.playBtn) {
-      this.playBtn.textContent = "▶";
-      this.playBtn.setAttribute("aria-label", "Play");
+      this.playBtn.textContent = "Play";
     }
   }
 }

@@ -54,7 +54,8 @@ export class RoomScreen {
     this.leaveBtn = h("button", { type: "button", onclick: () => this.leave() }, "Leave");
     this.replayBtn = h("button", { type: "button", hidden: true, onclick: () => this.app.go(`/#replay=${encodeURIComponent(this.room)}`) }, "Replay this game");
     this.linkBtn = h("button", { type: "button", onclick: () => this.copyLink() }, "Copy link");
-    fill(main, h("section", { class: "room", "aria-labelledby": "room-h" },
+    this.section = h("section", { class: "room", "aria-labelledby": "room-h" });
+    fill(main, fill(this.section,
       h("div", { class: "room-head" }, this.titleEl,
         h("div", { class: "room-actions" }, this.linkBtn, this.replayBtn, this.leaveBtn)),
       this.infoEl, this.bannerEl, this.countdownEl, this.choiceEl,
@@ -122,14 +123,26 @@ export class RoomScreen {
     fill(this.infoEl, text, " ", h("a", { href: "/", onclick: (ev) => { ev.preventDefault(); this.app.go("/"); } }, "Back to the lobby"));
   }
 
-  offerSeats(open) {
+  /** The seats still open to me, from the room's summary (none once play started). */
+  openSeats() {
+    const s = this.summary;
+    if (!s || s.status !== "waiting") return [];
+    const me = this.app.player;
+    return s.seats.map((seat, i) => (!seat.taken && !seat.bot && (seat.name === null || seat.name === me) ? i : -1))
+      .filter((i) => i >= 0);
+  }
+
+  offerSeats(open, focus = true) {
+    const had = this.choiceEl.contains(document.activeElement) ? document.activeElement.textContent : null;
     const buttons = open.map((seat) => h("button", {
       type: "button", class: "primary", onclick: () => this.takeSeat(seat),
     }, `Take seat ${seat + 1}`));
     fill(this.choiceEl, h("p", {}, "This game waits for players. Take a seat, or watch."), buttons,
       h("button", { type: "button", onclick: () => { this.choiceEl.hidden = true; this.log("You are watching."); } }, "Watch"));
     this.choiceEl.hidden = false;
-    buttons[0].focus();
+    const again = buttons.find((b) => b.textContent === had);
+    if (again) again.focus();
+    else if (focus) buttons[0].focus();
   }
 
   async takeSeat(seat) {
@@ -221,6 +234,11 @@ export class RoomScreen {
     if (frame.t === "update") this.onUpdate(frame);
     else if (frame.t === "room") {
       this.summary = frame;
+      if (!this.choiceEl.hidden && this.seat === null) { // seats come and go while I choose
+        const open = this.openSeats();
+        if (open.length) this.offerSeats(open, false);
+        else this.choiceEl.hidden = true;
+      }
       this.showInfo();
     } else if (frame.t === "chat") this.log(`${frame.from}: ${frame.text}`, "chat");
   }
@@ -313,6 +331,9 @@ export class RoomScreen {
 
   /** The room's header: game, status, seats, whose turn. */
   showInfo() {
+    // where the page stands, for a person debugging (and a test's wait): its seq and seat
+    this.section.dataset.seq = String(this.seq);
+    this.section.dataset.seat = this.seat === null ? "" : String(this.seat);
     const s = this.summary;
     const v = this.view;
     const game = (s && s.game) || (v && v.game);
@@ -382,6 +403,9 @@ export class RoomScreen {
   showState(events) {
     const v = this.view;
     if (!v) return;
+    const mine = this.app.welcome.rooms || (this.app.welcome.rooms = []);
+    if (this.seat !== null && v.status !== "over" && !mine.includes(this.room)) mine.push(this.room);
+    if (v.status === "over" && mine.includes(this.room)) mine.splice(mine.indexOf(this.room), 1);
     if (v.status !== this.lastStatus) {
       if (v.status === "over") this.log(resultText(v, this.names()));
       this.lastStatus = v.status;

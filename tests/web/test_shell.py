@@ -1,0 +1,388 @@
+"""The shell in a real browser: names, lobby, rooms, watching, replays, resuming.
+
+Each test drives the page (Debian's Chromium through Playwright, the fixtures of
+tests/web/conftest.py, which fail a test on any console error) and checks what
+the server holds through a Python client of its own, over a real WebSocket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Browser, Page, expect
+from tilehall.server.app import Server
+from tilehall.server.bots import find_bot
+from tilehall.server.config import Config, Limits
+
+from tests.helpers import Raw
+from tests.web.conftest import watch
+
+ROOM_URL = re.compile(r"/r/([^/#?]+)")
+
+
+async def sign_in(page: Page, name: str, path: str = "/") -> None:
+    """Open ``path`` and say who plays, as a person would."""
+    await page.goto(path)
+    await page.get_by_label("Your name").fill(name)
+    await page.get_by_role("button", name="Play").click()
+
+
+async def lobby_ready(page: Page) -> None:
+    await expect(page.locator("#lobby")).to_have_attribute("data-ready", "1")
+
+
+async def play_solo(url: str, name: str, game: str, moves: int) -> str:
+    """A solo game played by a Python client with a bot's choices, then quit: its room."""
+    me = await Raw.open(url, name)
+    room = (await me.call({"t": "create", "game": game}))["room"]
+    view = (await me.call({"t": "join", "room": room}))["view"]
+    bot = find_bot(game)(budget=0.01)
+    for _ in range(moves):
+        action = bot.choose(view)
+        if action is None:
+            break
+        reply = await me.call({"t": "act", "room": room, "action": action})
+        assert reply["t"] == "update", reply
+        view = reply["view"]
+    if view["status"] == "playing":
+        reply = await me.call({"t": "act", "room": room, "action": {"do": "quit"}})
+        assert reply["t"] == "update", reply
+    await me.close()
+    return room
+
+
+async def summary(client: Raw, room: str, game: str) -> dict[str, Any]:
+    """The room's entry in the public list, as the server holds it now."""
+    reply = await client.call({"t": "rooms", "game": game, "limit": 200})
+    return next(r for r in reply["rooms"] if r["room"] == room)
+
+
+async def test_names_are_remembered_and_offered(page: Page):
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    await expect(page.locator(".who")).to_contain_text("Ada")
+    await page.reload()
+    remembered = page.get_by_role("button", name="Ada", exact=True)
+    await expect(remembered).to_be_visible()
+    await remembered.click()  # the same player again, by its token
+    await lobby_ready(page)
+    stored = await page.evaluate("JSON.parse(localStorage.getItem('tilehall.names'))")
+    assert [n["name"] for n in stored] == ["Ada"] and stored[0]["token"]
+    await page.get_by_role("button", name="Change name").click()
+    await page.get_by_label("Your name").fill("Bea")
+    await page.keyboard.press("Enter")
+    await lobby_ready(page)
+    stored = await page.evaluate("JSON.parse(localStorage.getItem('tilehall.names'))")
+    assert sorted(n["name"] for n in stored) == ["Ada", "Bea"]
+
+
+async def test_a_name_the_server_refuses_is_said_and_asked_again(page: Page):
+    await sign_in(page, "COMP7")
+    await expect(page.get_by_role("alert")).to_contain_text("COMP")
+    await page.get_by_label("Your name").fill("Cy")
+    await page.get_by_role("button", name="Play").click()
+    await lobby_ready(page)
+
+
+async def test_the_lobby_lists_a_room_made_by_a_python_client(page: Page, url: str):
+    bob = await Raw.open(url, "Bob")
+    room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))["room"]
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    row = page.locator(f'.room-row[data-room="{room}"]')
+    await expect(row).to_contain_text("Mathable")
+    await expect(row).to_contain_text("waiting for players")
+    await expect(row.get_by_role("button", name=re.compile("^Join"))).to_be_visible()
+    await page.get_by_label("Game").select_option("ishido")  # a filter hides it
+    await expect(row).to_have_count(0)
+    await bob.close()
+
+
+async def test_a_room_made_with_options_from_the_form(page: Page, url: str):
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    await page.get_by_role("button", name="New game").click()
+    await page.get_by_label("Game").select_option("lines")
+    await page.get_by_label("Width").fill("12")
+    await page.get_by_label("Colours").fill("7")
+    await page.get_by_label("Preview").check()
+    await page.get_by_role("button", name="Create").click()
+    await page.wait_for_url(ROOM_URL)
+    match = ROOM_URL.search(page.url)
+    assert match
+    room = match.group(1)
+    await expect(page.locator("#board")).not_to_be_empty()
+    probe = await Raw.open(url, "Probe")
+    entry = await summary(probe, room, "lines")
+    assert entry["options"]["width"] == 12
+    assert entry["options"]["colours"] == 7
+    assert entry["options"]["preview"] is True
+    assert entry["seats"][0]["name"] == "Ada" and entry["seats"][0]["connected"]
+    await probe.close()
+
+
+async def test_a_comp_only_mathable_game_is_watched_and_told(page: Page, url: str):
+    bob = await Raw.open(url, "Bob")
+    seats = ["COMP:easy", "COMP:normal"]
+    room = (await bob.call({"t": "create", "game": "mathable", "seats": seats}))["room"]
+    await sign_in(page, "Ada", f"/r/{room}")
+    section = page.locator("section.room")
+    await expect(section).to_have_attribute("data-seat", "")  # watching
+    log = page.get_by_role("log")
+    await expect(log).to_have_attribute("aria-live", "polite")
+    await expect(log.locator("p")).not_to_have_count(0)
+    await page.wait_for_function(
+        "document.querySelectorAll('[role=log] p').length > 8", timeout=20000
+    )
+    seq = int(await section.get_attribute("data-seq") or 0)
+    assert seq > 3
+    # The server agrees: the page is a spectator of that room, at a seq the room reached.
+    watched = await bob.call({"t": "watch", "room": room})
+    assert watched["seq"] >= seq
+    entry = await summary(bob, room, "mathable")
+    assert entry["spectators"] >= 1
+    assert await page.locator("#board").inner_text() != ""
+    await bob.close()
+
+
+async def test_a_finished_game_is_replayed_step_by_step(page: Page, url: str):
+    room = await play_solo(url, "Bob", "ishido", 6)
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    await page.get_by_role("button", name="My games").click()
+    await page.get_by_label("Player").fill("Bob")
+    await page.get_by_role("button", name="Show").click()
+    await page.get_by_role("button", name=f"Replay Ishido {room}").click()
+    assert page.url.endswith(f"/#replay={room}")
+    pos = page.locator(".replay-pos")
+    await expect(pos).to_have_text(re.compile(r"^Move 1 of \d+$"))
+    text = await pos.inner_text()
+    last = int(text.rsplit(" ", 1)[1])
+    assert last >= 7  # the deal, six stones, the quit
+    await page.keyboard.press("ArrowRight")
+    await expect(pos).to_have_text(f"Move 2 of {last}")
+    await page.keyboard.press("End")
+    await expect(pos).to_have_text(f"Move {last} of {last}")
+    await page.keyboard.press("ArrowLeft")
+    await expect(pos).to_have_text(f"Move {last - 1} of {last}")
+    await page.keyboard.press("Home")
+    await expect(pos).to_have_text(f"Move 1 of {last}")
+    await page.keyboard.press(" ")  # plays to the end by itself
+    await expect(pos).to_have_text(f"Move {last} of {last}", timeout=20000)
+    await expect(page.get_by_role("button", name="Play", exact=True)).to_be_visible()  # stopped
+    await expect(page.locator("#board")).not_to_be_empty()
+    await expect(page.get_by_role("log")).to_contain_text("over")
+
+
+async def test_a_quick_game_shows_its_countdown(page: Page, url: str):
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    await page.get_by_role("button", name="New game").click()
+    await page.get_by_label("Game").select_option("mathable")
+    await page.get_by_label("Seats").select_option("3")
+    await page.get_by_label("Computer players after (seconds)").fill("4")
+    await page.get_by_role("button", name="Quick game").click()
+    await page.wait_for_url(ROOM_URL)
+    countdown = page.get_by_role("timer")
+    await expect(countdown).to_have_text(re.compile(r"take the open seats in [1-4] s"))
+    # Then the bots come and play starts, with the page in its seat.
+    await expect(page.locator(".room-info")).to_contain_text("Playing", timeout=15000)
+    await expect(countdown).to_be_hidden()
+    room = ROOM_URL.search(page.url)
+    assert room
+    probe = await Raw.open(url, "Probe")
+    entry = await summary(probe, room.group(1), "mathable")
+    assert entry["seats"][0]["name"] == "Ada"
+    assert [s["bot"] for s in entry["seats"]] == [False, True, True]
+    await probe.close()
+
+
+async def test_a_private_room_is_entered_by_its_link_with_the_code(page: Page, url: str):
+    bob = await Raw.open(url, "Bob")
+    made = await bob.call(
+        {"t": "create", "game": "mathable", "seats": ["Bob", None], "private": True}
+    )
+    room, code = made["room"], made["code"]
+    await bob.call({"t": "join", "room": room})
+    await sign_in(page, "Ada", f"/r/{room}")  # without its code: not found
+    await expect(page.locator(".room-info")).to_contain_text("no room")
+    page = await page.context.new_page()  # the link opened afresh, as a person would
+    await page.goto(f"/r/{room}#code={code}")
+    await page.get_by_role("button", name="Ada", exact=True).click()
+    await page.get_by_role("button", name="Take seat 2").click()
+    await expect(page.locator("section.room")).to_have_attribute("data-seat", "1")
+    assert code not in (await page.evaluate("location.pathname + location.search"))
+    # Bob sees the game start with Ada in seat 2.
+    for _ in range(50):
+        started = [f for f in bob.pushed if f["t"] == "update" and f["seq"] == 1]
+        if started:
+            break
+        await asyncio.sleep(0.1)
+        bob.pushed.extend([await bob.recv()] if not started else [])
+    assert started and started[0]["view"]["status"] == "playing"
+    await bob.close()
+
+
+async def test_a_dropped_connection_is_resumed_in_the_same_seat(
+    browser: Browser, console_errors: list[str], tmp_path: Path
+):
+    config = dict(data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None))
+    first = Server(Config(port=0, **config))  # type: ignore[arg-type]
+    await first.start()
+    port = first.port
+    url = f"ws://127.0.0.1:{port}"
+    context = await browser.new_context(base_url=f"http://127.0.0.1:{port}")
+    watch(context, console_errors)
+    page = await context.new_page()
+    second: Server | None = None
+    try:
+        bob = await Raw.open(url, "Bob")
+        room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))["room"]
+        await bob.call({"t": "join", "room": room})
+        await sign_in(page, "Ada", f"/r/{room}")
+        await page.get_by_role("button", name="Take seat 2").click()
+        section = page.locator("section.room")
+        await expect(section).to_have_attribute("data-seq", "1")
+        await expect(section).to_have_attribute("data-seat", "1")
+        token = bob.token
+        await bob.close()
+
+        await first.stop()  # every connection drops; the journal stays
+        await expect(page.get_by_role("status").first).to_contain_text("Offline")
+        second = Server(Config(port=port, **config))  # type: ignore[arg-type]
+        await second.start()
+        await expect(page.locator("#status")).to_be_empty(timeout=20000)
+
+        bob = await Raw.open(url)
+        await bob.call({"t": "hello", "v": 1, "token": token})
+        joined = await bob.call({"t": "join", "room": room})
+        assert joined["seq"] == 1
+        await expect(section).to_have_attribute("data-seq", "1")
+        await expect(section).to_have_attribute("data-seat", "1")
+        # The page is back in its seat: connected, and it gets the next move.
+        for _ in range(50):
+            seats = (await bob.call({"t": "rooms", "game": "mathable"}))["rooms"][0]["seats"]
+            if seats[1]["connected"]:
+                break
+            await asyncio.sleep(0.1)
+        assert seats[1]["connected"]
+        said = await bob.call({"t": "chat", "room": room, "text": "still there?"})
+        assert said["t"] == "chat"
+        await expect(page.get_by_role("log")).to_contain_text("Bob: still there?")
+        view = joined["view"]
+        if view["to_move"] == 0:  # Bob's turn (the first seat is drawn): the page sees it
+            action = find_bot("mathable", "easy")(budget=0.01).choose(view)
+            assert action is not None
+            reply = await bob.call({"t": "act", "room": room, "action": action})
+            assert reply["t"] == "update"
+            await expect(section).to_have_attribute("data-seq", str(reply["seq"]))
+        await bob.close()
+    finally:
+        await context.close()
+        if second is not None:
+            await second.stop()
+    # Chromium logs each refused reconnection attempt while the server was down.
+    console_errors[:] = [e for e in console_errors if "WebSocket connection" not in e]
+    assert not console_errors, console_errors
+
+
+async def test_a_phone_screen_needs_no_sideways_scrolling(phone: Page, url: str):
+    await sign_in(phone, "Ada")
+    await lobby_ready(phone)
+    widths = "[document.documentElement.scrollWidth, innerWidth]"
+    for tab in ("Rooms", "New game", "High scores", "Ratings", "My games"):
+        await phone.get_by_role("button", name=tab).click()
+        scroll, inner = await phone.evaluate(widths)
+        assert scroll <= inner == 390, tab
+    bob = await Raw.open(url, "Bob")
+    room = (await bob.call({"t": "create", "game": "lines", "seats": ["COMP"]}))["room"]
+    await phone.goto(f"/r/{room}")
+    await phone.get_by_role("button", name="Ada", exact=True).click()
+    await expect(phone.get_by_role("log").locator("p")).not_to_have_count(0)
+    scroll, inner = await phone.evaluate(widths)
+    assert scroll <= inner
+    await bob.close()
+
+
+async def test_the_keyboard_alone_reaches_the_lobby_and_a_game(page: Page):
+    await page.goto("/")
+    await page.keyboard.press("Tab")  # the skip link first
+    focused = await page.evaluate("document.activeElement.id")
+    if focused != "name":
+        await page.get_by_label("Your name").focus()
+    await page.keyboard.type("Ada")
+    await page.keyboard.press("Enter")
+    await lobby_ready(page)
+    # Tab to "New game" and press it with Space; the form is then there.
+    for _ in range(30):
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.textContent") == "New game":
+            break
+    await page.keyboard.press("Space")
+    await expect(page.get_by_role("button", name="Create")).to_be_visible()
+    outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"  # focus is visible
+    # A dialog opens from the keyboard and Escape closes it, focus back where it was.
+    await page.get_by_role("button", name="Help").focus()
+    await page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog", name="Keys")
+    await expect(dialog).to_be_visible()
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_have_count(0)
+    assert await page.evaluate("document.activeElement.textContent") == "Help"
+
+
+async def test_high_scores_ratings_and_someones_games_are_listed(page: Page, url: str):
+    room = await play_solo(url, "Bob", "ishido", 4)
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    await page.get_by_role("button", name="High scores").click()
+    await page.get_by_label("Game").select_option("ishido")
+    table = page.get_by_role("table")
+    await expect(table).to_contain_text("Bob")
+    await expect(page.get_by_label("Table")).to_have_value("modern/touching")
+    await page.get_by_role("button", name="Ratings").click()
+    await expect(page.locator(".panel")).to_contain_text("Your rating: 1500")
+    await page.get_by_role("button", name="My games").click()
+    await expect(page.locator(".panel")).to_contain_text("no finished games")
+    await page.get_by_label("Player").fill("Bob")
+    await page.keyboard.press("Enter")
+    row = page.locator(".history-row")
+    await expect(row).to_have_count(1)
+    await expect(row).to_contain_text("finished")
+    await expect(row.get_by_role("button", name=f"Replay Ishido {room}")).to_be_visible()
+
+
+async def test_chat_in_a_room_and_leaving_it(page: Page, url: str):
+    bob = await Raw.open(url, "Bob")
+    room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))["room"]
+    await bob.call({"t": "join", "room": room})
+    await sign_in(page, "Ada", f"/r/{room}")
+    await page.get_by_role("button", name="Take seat 2").click()
+    await expect(page.locator("section.room")).to_have_attribute("data-seat", "1")
+    await page.get_by_label("Message").fill("good luck")
+    await page.get_by_role("button", name="Send").click()
+    log = page.get_by_role("log")
+    await expect(log).to_contain_text("Ada: good luck")
+    await expect(page.get_by_label("Message")).to_have_value("")
+    chat = None
+    for _ in range(20):
+        chat = next((f for f in bob.pushed if f["t"] == "chat"), None)
+        if chat:
+            break
+        bob.pushed.append(await bob.recv())
+    assert chat is not None and chat["from"] == "Ada" and chat["text"] == "good luck"
+    await page.get_by_role("button", name="Leave").click()
+    await lobby_ready(page)
+    # Ada keeps her seat, away; the lobby offers it back.
+    for _ in range(50):
+        seats = (await summary(bob, room, "mathable"))["seats"]
+        if not seats[1]["connected"]:
+            break
+        await asyncio.sleep(0.1)
+    assert seats[1]["name"] == "Ada" and not seats[1]["connected"]
+    await expect(page.get_by_role("button", name=f"Resume room {room}")).to_be_visible()
+    await bob.close()
