@@ -44,6 +44,7 @@ async def test_matchit_by_mouse_and_keyboard(page: Page, server: Server, url: st
             await line.wait_for(state="attached")
             points = await line.get_attribute("points")
             assert points == " ".join(f"{c + 0.5},{r + 0.5}" for r, c in removed["path"])
+            assert "tb-traced" in (await line.get_attribute("class") or "")  # it is traced
 
     # Keyboard alone.
     await settle(page, 800)
@@ -112,6 +113,7 @@ async def test_linksame_by_mouse_and_keyboard(page: Page, server: Server, url: s
     await take_seat(page, room)
     view = await w.until(lambda v: v["status"] == "playing")
     left = view["tiles_left"]
+    await page.get_by_label("Less motion").check()  # the path shows, but is not traced
     for n in range(1, 4):
         await settle(page, 150)
         a, b = playable_pairs(view["board"])[0]
@@ -119,6 +121,10 @@ async def test_linksame_by_mouse_and_keyboard(page: Page, server: Server, url: s
         await square(page, b).click()
         view = await w.until(lambda v, n=n: v["tiles_left"] == left - 2 * n)
         assert view["score"] > 0
+        if n == 1:
+            line = page.locator("#board svg.tb-path polyline.tb-path-line")
+            await line.wait_for(state="attached")
+            assert "tb-traced" not in (await line.get_attribute("class") or "")
 
     await settle(page, 800)
     a, b = playable_pairs(w.view["board"])[-1]

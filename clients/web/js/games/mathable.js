@@ -53,7 +53,7 @@ export function mount(root, ctx) {
   let recent = new Set();
   let current = new Set();
   const clock = new ServerClock();
-  const { main, side, signal, close } = frame(root, "mathable", KEYS);
+  const { main, side, signal, close } = frame(root, "mathable", KEYS, ctx);
   const restore = () => {
     pending = null;
     if (view) draw();
