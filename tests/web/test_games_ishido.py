@@ -104,9 +104,7 @@ async def test_ishido_symbols_mode_writes_each_stones_colour(page: Page, server:
     await w.close()
 
 
-async def test_a_spectator_sees_the_board_and_sends_nothing(
-    page: Page, server: Server, url: str
-):
+async def test_a_spectator_sees_the_board_and_sends_nothing(page: Page, server: Server, url: str):
     """Watching: the board, the stone and its legal squares, but no controls and no moves."""
     room = await create(url, "ishido")
     player = await Raw.open(url, "Player")

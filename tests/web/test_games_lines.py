@@ -100,9 +100,7 @@ async def test_lines_by_mouse_and_keyboard(page: Page, server: Server, url: str)
     await w.close()
 
 
-async def test_lines_refused_move_keeps_the_servers_board(
-    page: Page, server: Server, url: str
-):
+async def test_lines_refused_move_keeps_the_servers_board(page: Page, server: Server, url: str):
     """A move the server refuses (a chip walled in) changes nothing, on the server or the page."""
     room = await create(url, "lines", options={"width": 3, "height": 3, "initial": 8, "throw": 1})
     w = await Watcher.open(url, room)
