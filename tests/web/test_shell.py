@@ -85,6 +85,10 @@ async def test_names_are_remembered_and_offered(page: Page):
     await lobby_ready(page)
     stored = await page.evaluate("JSON.parse(localStorage.getItem('tilehall.names'))")
     assert sorted(n["name"] for n in stored) == ["Ada", "Bea"]
+    await page.reload()
+    await page.get_by_role("button", name="Forget Ada").click()
+    await expect(page.get_by_role("button", name="Ada", exact=True)).to_have_count(0)
+    await expect(page.get_by_role("button", name="Bea", exact=True)).to_be_visible()
 
 
 async def test_a_name_the_server_refuses_is_said_and_asked_again(page: Page):
