@@ -194,6 +194,14 @@ class App {
       this.screen = new Lobby(this);
     }
     this.screen.show(this.main);
+    // A new screen: the reader starts at its top (its own controls may take focus after).
+    this.main.focus({ preventScroll: true });
+    this.setTitle(m ? `Room ${decodeURIComponent(m[1])}` : hash.get("replay") ? "Replay" : "Lobby");
+  }
+
+  /** The tab's title: where the player is, then the site. */
+  setTitle(where) {
+    document.title = where ? `${where} — Tilehall` : "Tilehall";
   }
 
   /** The address of a room: a private one's carries its code in the fragment. */
