@@ -201,6 +201,7 @@ export class RoomScreen {
       enumerable: true,
       get() { return (screen.summary && screen.summary.options) || {}; },
     });
+    this.ctx = ctx;
     const mounted = mountBoard(board, this.boardEl, ctx);
     this.board = mounted.board;
     this.handle = mounted.handle;
@@ -338,6 +339,8 @@ export class RoomScreen {
     const v = this.view;
     const game = (s && s.game) || (v && v.game);
     this.titleEl.textContent = `${this.app.title(game)} — room ${this.room}`;
+    const turn = v && v.status === "playing" && this.seat !== null && v.to_move === this.seat;
+    this.app.setTitle(`${turn ? "Your turn · " : ""}${this.app.title(game)} ${this.room}`);
     const status = v ? v.status : s && s.status;
     const bits = [];
     if (status === "waiting") bits.push("Waiting for players");
