@@ -228,6 +228,19 @@ class FrameSchema:
             for side in ("client", "server")
         }
         self.document = cls(doc)
+        self._owner: dict[int, str] = {}
+        for name, sub in doc["$defs"].items():
+            self._note_owner(name, sub)
+
+    def _note_owner(self, name: str, schema: Any) -> None:
+        """Remember that every subschema of ``$defs/name`` is in it: a problem names its def."""
+        if isinstance(schema, dict):
+            self._owner.setdefault(id(schema), name)
+            for sub in schema.values():
+                self._note_owner(name, sub)
+        elif isinstance(schema, list):
+            for sub in schema:
+                self._note_owner(name, sub)
 
     def problem(self, side: str, msg: Any) -> str | None:
         """Why ``msg`` is no frame of ``side`` (``client`` or ``server``), or None if it is one."""
@@ -238,7 +251,8 @@ class FrameSchema:
 
         error = best_match(validator.iter_errors(msg))
         path = "/".join(str(p) for p in error.absolute_schema_path)
-        return f"{error.message} (at {error.json_path}; schema: {path})"
+        owner = self._owner.get(id(error.schema), "?")
+        return f"{error.message} (at {error.json_path}; schema: $defs/{owner}, by {path})"
 
 
 class FrameCheck:
@@ -266,7 +280,7 @@ class FrameCheck:
         from tilehall.protocol import unpack
 
         msg = unpack(data, max_size=2**22)
-        problem = self.schema.problem("server", msg)
+        problem = self.schema.problem("server", msg) or _incomplete_view(msg)
         if problem is None:
             self._remember(data)
         else:
@@ -305,6 +319,19 @@ class FrameCheck:
         return f"{len(self.problems)} frame(s) break protocol/tilehall.schema.json:\n" + "\n".join(
             self.problems
         )
+
+
+def _incomplete_view(msg: dict[str, Any]) -> str | None:
+    """What a game's view lacks of its page's fields (the schema does not require them all:
+    PROTOCOL.md's examples shorten views)."""
+    from tilehall.protocol import shapes
+
+    view = msg.get("view")
+    if not isinstance(view, dict) or view.get("status") not in ("playing", "over"):
+        return None
+    fields = shapes.GAME_VIEWS.get(view.get("game"), {})  # type: ignore[call-overload]
+    missing = [f for f, shape in fields.items() if not shape.startswith("opt ") and f not in view]
+    return f"the {view['game']} view lacks {missing} (protocol/shapes.py)" if missing else None
 
 
 def _some_game_takes(action: Any) -> bool:
