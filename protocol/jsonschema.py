@@ -157,19 +157,23 @@ def _shape(shape: str) -> tuple[JSON, bool]:
     kind = words[-1]
     nullable = kind.endswith("?")
     kind = kind.rstrip("?")
-    schema: JSON = {
-        "int": {"type": "integer"},
-        "num": {"type": "number"},
-        "str": {"type": "string"},
-        "bool": {"type": "boolean"},
-        "map": {"type": "object"},
-        "list": {"type": "array"},
-        "any": {},
-        "cell": {"$ref": "#/$defs/cell"},
-        "ints": {"type": "array", "items": {"type": "integer"}},
-        "strs": {"type": "array", "items": {"type": "string"}},
-    }[kind]
+    schema = dict(_SHAPES[kind])  # a copy: the caller may add to it
     return (_nullable(schema) if nullable else schema), required
+
+
+_SHAPES: Mapping[str, JSON] = {
+    "int": {"type": "integer"},
+    "num": {"type": "number"},
+    "str": {"type": "string"},
+    "bool": {"type": "boolean"},
+    "map": {"type": "object"},
+    "list": {"type": "array"},
+    "any": {},
+    "cell": {"$ref": "#/$defs/cell"},
+    "ints": {"type": "array", "items": {"type": "integer"}},
+    "strs": {"type": "array", "items": {"type": "string"}},
+}
+"""The schema of each kind of :mod:`tilehall.protocol.shapes`."""
 
 
 def _object(
@@ -203,7 +207,8 @@ def _nested_defs() -> JSON:
             if owner == name:
                 schema["properties"][field] = {**schema["properties"][field], **_items(item)}
         defs[name] = schema
-    defs["missed"]["properties"]["events"]["items"] = {"$ref": "#/$defs/event"}  # always whole
+    events = defs["missed"]["properties"]["events"]
+    defs["missed"]["properties"]["events"] = {**events, "items": {"$ref": "#/$defs/event"}}
     return defs
 
 

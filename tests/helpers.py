@@ -329,7 +329,7 @@ def _incomplete_view(msg: dict[str, Any]) -> str | None:
     view = msg.get("view")
     if not isinstance(view, dict) or view.get("status") not in ("playing", "over"):
         return None
-    fields = shapes.GAME_VIEWS.get(view.get("game"), {})  # type: ignore[call-overload]
+    fields = shapes.GAME_VIEWS.get(str(view.get("game")), {})
     missing = [f for f, shape in fields.items() if not shape.startswith("opt ") and f not in view]
     return f"the {view['game']} view lacks {missing} (protocol/shapes.py)" if missing else None
 
