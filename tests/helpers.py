@@ -355,6 +355,19 @@ FRAME_CHECK: FrameCheck | None = None
 """The check the test clients report to (tests/conftest.py sets it for each test)."""
 
 
+def frame_received(data: bytes) -> None:
+    """A frame a client without a socket received (tests/memory.py): checked as any other."""
+    if FRAME_CHECK is not None:
+        FRAME_CHECK.received(data)
+
+
+def frame_sent(data: bytes) -> bytes:
+    """A frame a client without a socket sends (tests/memory.py): checked, and handed back."""
+    if FRAME_CHECK is not None:
+        FRAME_CHECK.sent(data)
+    return data
+
+
 def hook_frames() -> None:
     """Route every frame of every in-process WebSocket client through :data:`FRAME_CHECK`.
 

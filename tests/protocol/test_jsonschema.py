@@ -271,3 +271,14 @@ def test_a_sent_frame_the_schema_refuses_is_a_problem_only_if_the_server_takes_i
     assert len(check.problems) == 1, check.problems
     assert "'seven' is a required property" in check.problems[0]
     assert "client.ping" in check.problems[0]
+
+
+async def test_the_hook_sees_the_frames_of_a_house_without_sockets(house, frames_match_the_schema):
+    if frames_match_the_schema is None:
+        pytest.skip("TILEHALL_FRAME_SCHEMA=0")
+    ada = await house.player("ada")
+    room = await house.call(ada, {"t": "create", "game": "mathable", "seats": ["ada", "COMP"]})
+    joined = await house.call(ada, {"t": "join", "room": room["room"]})
+    assert joined["view"]["status"] == "playing"
+    assert frames_match_the_schema.frames >= 6  # hello, welcome, create, created, join, joined
+    assert frames_match_the_schema.problems == []
