@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,7 @@ from hypothesis import settings
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
 
+from tests import helpers
 from tests.memory import House
 
 # Speed is measured in bench/, not asserted here: on a shared 2-core machine a
@@ -36,3 +38,30 @@ async def house(tmp_path: Path) -> AsyncIterator[House]:
     h = await House.open(tmp_path)
     yield h
     await h.close()
+
+
+_SCHEMA: helpers.FrameSchema | None = None
+
+
+@pytest.fixture(autouse=True)
+def frames_match_the_schema() -> Iterator[helpers.FrameCheck | None]:
+    """Every frame a test client sends or receives is checked against the protocol's schema.
+
+    A frame that breaks it fails the test that produced it, with the frame and
+    the schema path. ``TILEHALL_FRAME_SCHEMA=0`` turns the check off (to measure its cost).
+    """
+    global _SCHEMA
+    if os.environ.get("TILEHALL_FRAME_SCHEMA", "1") == "0":
+        yield None
+        return
+    if _SCHEMA is None:
+        _SCHEMA = helpers.FrameSchema()
+    helpers.hook_frames()
+    check = helpers.FrameCheck(_SCHEMA)
+    helpers.FRAME_CHECK = check
+    try:
+        yield check
+    finally:
+        helpers.FRAME_CHECK = None
+    if check.problems:
+        pytest.fail(check.report(), pytrace=False)

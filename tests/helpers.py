@@ -197,3 +197,199 @@ class Raw:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+# -- every frame of the suite, checked against protocol/tilehall.schema.json -------------------
+
+SCHEMA_PATH = ROOT / "protocol" / "tilehall.schema.json"
+
+
+class FrameSchema:
+    """The checked-in JSON Schema, compiled once, for frames as msgpack decodes them.
+
+    ``integer`` is redefined as msgpack's int: a float with an integral value
+    is not one, as the codec says (JSON Schema's own rule would take ``1.0``).
+    msgpack bin decodes to ``bytes``, which is none of the JSON types: it passes
+    only where the schema names no type, as the codec refuses it elsewhere.
+    """
+
+    def __init__(self, path: Path = SCHEMA_PATH) -> None:
+        import json
+
+        from jsonschema import Draft202012Validator, validators
+
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        checker = Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer", lambda _checker, v: isinstance(v, int) and not isinstance(v, bool)
+        )
+        cls = validators.extend(Draft202012Validator, type_checker=checker)
+        self.validators = {
+            side: cls({"$schema": doc["$schema"], "$defs": doc["$defs"], "$ref": f"#/$defs/{side}"})
+            for side in ("client", "server")
+        }
+        self.document = cls(doc)
+        self._owner: dict[int, str] = {}
+        for name, sub in doc["$defs"].items():
+            self._note_owner(name, sub)
+
+    def _note_owner(self, name: str, schema: Any) -> None:
+        """Remember that every subschema of ``$defs/name`` is in it: a problem names its def."""
+        if isinstance(schema, dict):
+            self._owner.setdefault(id(schema), name)
+            for sub in schema.values():
+                self._note_owner(name, sub)
+        elif isinstance(schema, list):
+            for sub in schema:
+                self._note_owner(name, sub)
+
+    def problem(self, side: str, msg: Any) -> str | None:
+        """Why ``msg`` is no frame of ``side`` (``client`` or ``server``), or None if it is one."""
+        validator = self.validators[side]
+        if validator.is_valid(msg):
+            return None
+        from jsonschema.exceptions import best_match
+
+        error = best_match(validator.iter_errors(msg))
+        path = "/".join(str(p) for p in error.absolute_schema_path)
+        owner = self._owner.get(id(error.schema), "?")
+        return f"{error.message} (at {error.json_path}; schema: $defs/{owner}, by {path})"
+
+
+class FrameCheck:
+    """Checks every frame a test client sends and receives against :class:`FrameSchema`.
+
+    A received frame must be a server frame. A sent frame that the schema
+    refuses must be one the server refuses too (its codec, or for an ``act``
+    every game's action table): tests send bad frames on purpose, but a frame
+    the server takes must never be one the schema calls wrong. Problems are
+    kept in :attr:`problems` for the test's teardown to report: a client's
+    reader task would swallow an exception raised where the frame arrives.
+    """
+
+    def __init__(self, schema: FrameSchema | None = None) -> None:
+        self.schema = schema or FrameSchema()
+        self.problems: list[str] = []
+        self.frames = 0
+        self._valid: set[bytes] = set()
+
+    def received(self, data: bytes) -> None:
+        """A frame the server sent to a test client."""
+        self.frames += 1
+        if data in self._valid:  # the same update to many members, a view sent again...
+            return
+        from tilehall.protocol import unpack
+
+        msg = unpack(data, max_size=2**22)
+        problem = self.schema.problem("server", msg) or _incomplete_view(msg)
+        if problem is None:
+            self._remember(data)
+        else:
+            self.problems.append(f"server frame {_short(msg)}: {problem}")
+
+    def sent(self, data: bytes) -> None:
+        """A frame a test client sent to the server."""
+        from tilehall.protocol import ProtocolError, decode, unpack
+
+        self.frames += 1
+        if data in self._valid:
+            return
+        try:
+            msg = unpack(data)
+        except ProtocolError:
+            return  # not msgpack at all: nothing a schema reads
+        problem = self.schema.problem("client", msg)
+        if problem is None:
+            self._remember(data)
+            return
+        try:
+            decoded = decode(data, max_size=2**22)
+        except ProtocolError:
+            return  # refused by the codec too: a bad frame sent on purpose
+        if decoded["t"] == "act" and not _some_game_takes(decoded["action"]):
+            return
+        self.problems.append(f"the server takes client frame {_short(msg)}, but: {problem}")
+
+    def _remember(self, data: bytes) -> None:
+        if len(self._valid) > 20_000:
+            self._valid.clear()
+        self._valid.add(data)
+
+    def report(self) -> str:
+        """Every problem, one a line (for a failing test's message)."""
+        return f"{len(self.problems)} frame(s) break protocol/tilehall.schema.json:\n" + "\n".join(
+            self.problems
+        )
+
+
+def _incomplete_view(msg: dict[str, Any]) -> str | None:
+    """What a game's view lacks of its page's fields (the schema does not require them all:
+    PROTOCOL.md's examples shorten views)."""
+    from tilehall.protocol import shapes
+
+    view = msg.get("view")
+    if not isinstance(view, dict) or view.get("status") not in ("playing", "over"):
+        return None
+    fields = shapes.GAME_VIEWS.get(str(view.get("game")), {})
+    missing = [f for f, shape in fields.items() if not shape.startswith("opt ") and f not in view]
+    return f"the {view['game']} view lacks {missing} (protocol/shapes.py)" if missing else None
+
+
+def _some_game_takes(action: Any) -> bool:
+    from tilehall.server.games import InvalidMove, all_games
+
+    for game in all_games():
+        try:
+            game.normalize(action)
+        except InvalidMove:
+            continue
+        return True
+    return False
+
+
+def _short(msg: Any, limit: int = 1500) -> str:
+    text = repr(msg)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+FRAME_CHECK: FrameCheck | None = None
+"""The check the test clients report to (tests/conftest.py sets it for each test)."""
+
+
+def frame_received(data: bytes) -> None:
+    """A frame a client without a socket received (tests/memory.py): checked as any other."""
+    if FRAME_CHECK is not None:
+        FRAME_CHECK.received(data)
+
+
+def frame_sent(data: bytes) -> bytes:
+    """A frame a client without a socket sends (tests/memory.py): checked, and handed back."""
+    if FRAME_CHECK is not None:
+        FRAME_CHECK.sent(data)
+    return data
+
+
+def hook_frames() -> None:
+    """Route every frame of every in-process WebSocket client through :data:`FRAME_CHECK`.
+
+    ``ClientConnection`` is the one door of the test clients, the bundled
+    clients' ``Connection`` included (``async for`` reads through ``recv``).
+    The server's own connections are another class: production is untouched.
+    """
+    if getattr(ClientConnection, "_frames_hooked", False):
+        return
+    recv, send = ClientConnection.recv, ClientConnection.send
+
+    async def checked_recv(self: ClientConnection, *args: Any, **kwargs: Any) -> Any:
+        data = await recv(self, *args, **kwargs)
+        if FRAME_CHECK is not None and isinstance(data, bytes):
+            FRAME_CHECK.received(data)
+        return data
+
+    async def checked_send(self: ClientConnection, message: Any, *args: Any, **kw: Any) -> None:
+        if FRAME_CHECK is not None and isinstance(message, bytes | bytearray):
+            FRAME_CHECK.sent(bytes(message))
+        await send(self, message, *args, **kw)
+
+    ClientConnection.recv = checked_recv  # type: ignore[method-assign,assignment]
+    ClientConnection.send = checked_send  # type: ignore[method-assign,assignment]
+    ClientConnection._frames_hooked = True  # type: ignore[attr-defined]

@@ -27,6 +27,8 @@ from tilehall.server.lobby import Lobby
 from tilehall.server.store import open_store
 from tilehall.server.store.base import JournalEntry, PlayerRecord, Store
 
+from tests import helpers
+
 START = 1_800_000_000.0
 """Where fake time starts: epoch seconds, as the server's clock gives them."""
 
@@ -100,6 +102,7 @@ class MemoryMember:
         return self._peer
 
     def send(self, data: bytes) -> None:
+        helpers.frame_received(data)
         msg = decode(data, specs=SERVER_MESSAGES, max_size=2**22)
         check(msg)
         self.frames.append(msg)
@@ -184,7 +187,7 @@ class House:
         rid = next(member._ids)
         start = len(member.frames)
         try:
-            request = decode(encode({**msg, "id": rid}))
+            request = decode(helpers.frame_sent(encode({**msg, "id": rid})))
         except ProtocolError as exc:  # refused by the codec, as the server's frame loop does
             self.lobby.refuse(member, exc.code, exc.message, rid)
         else:
@@ -206,7 +209,7 @@ class House:
 
     async def send(self, member: MemoryMember, msg: dict[str, Any]) -> None:
         """Send one request without an id (nothing will carry ``re``)."""
-        await self.lobby.receive(member, decode(encode(msg)))
+        await self.lobby.receive(member, decode(helpers.frame_sent(encode(msg))))
 
     async def player(self, name: str) -> MemoryMember:
         """A member that said hello as ``name``."""

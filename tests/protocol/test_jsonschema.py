@@ -1,0 +1,284 @@
+"""protocol/tilehall.schema.json: generated, up to date, right about the documented frames.
+
+The suite's conftest checks every frame of every test against the same file
+(tests/helpers.py, ``FrameCheck``); here the schema itself is tested: the
+checked-in file is what the tables make now, every example of PROTOCOL.md and
+of the game pages passes it, and frames broken on purpose (a wrong type, an
+unknown ``t``, a missing required field) do not.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES, Kind, encode, shapes
+from tilehall.protocol import jsonschema as generator
+from tilehall.server.games import all_games
+
+from tests.helpers import FrameCheck, FrameSchema, Raw
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = (ROOT / "protocol" / "PROTOCOL.md").read_text()
+BLOCKS = [
+    (side, json.loads(text))
+    for side, text in re.findall(r"```json (client|server)\n(.*?)```", DOC, re.S)
+]
+GAME_PAGES = {
+    game.name: (ROOT / "protocol" / "games" / f"{game.name}.md").read_text() for game in all_games()
+}
+SCHEMA = FrameSchema()
+
+
+def _ok(side: str, msg: Any) -> bool:
+    return SCHEMA.problem(side, msg) is None
+
+
+def _json_objects(text: str, start: str) -> list[Any]:
+    """Every JSON value of ``text`` that starts with ``start`` and parses (cut ones do not)."""
+    decoder = json.JSONDecoder()
+    found = []
+    for m in re.finditer(re.escape(start), text):
+        try:
+            found.append(decoder.raw_decode(text[m.start() :])[0])
+        except ValueError:
+            continue
+    return found
+
+
+# -- the file is the generator's --------------------------------------------------------------
+
+
+def test_the_checked_in_schema_is_what_the_tables_make_now():
+    games = [game.describe() for game in all_games()]
+    text = (ROOT / "protocol" / generator.SCHEMA_FILE).read_text()
+    assert text == generator.dump(generator.build(games)), (
+        "protocol/tilehall.schema.json is out of date: run python -m tilehall.protocol.jsonschema"
+    )
+
+
+def test_the_generator_check_mode_agrees():
+    assert generator.main(["--check"]) == 0
+
+
+def test_the_schema_is_a_valid_2020_12_schema():
+    from jsonschema import Draft202012Validator
+
+    doc = json.loads((ROOT / "protocol" / generator.SCHEMA_FILE).read_text())
+    assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(doc)
+
+
+def test_every_message_and_action_has_its_definition():
+    defs = SCHEMA.document.schema["$defs"]
+    assert {f"client.{t}" for t in CLIENT_MESSAGES} <= set(defs)
+    assert {f"server.{t}" for t in SERVER_MESSAGES} <= set(defs)
+    for game in all_games():
+        assert {f"action.{game.name}.{do}" for do in game.actions} <= set(defs)
+
+
+# -- what the docs show passes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("side", "msg"), BLOCKS, ids=[f"{s}-{m['t']}" for s, m in BLOCKS])
+def test_every_protocol_example_passes(side, msg):
+    assert SCHEMA.problem(side, msg) is None
+    assert SCHEMA.document.is_valid(msg)  # the document itself: a frame of either side
+
+
+def test_the_compact_examples_pass():
+    [view] = re.findall(r"```json view\n(.*?)```", DOC, re.S)
+    [patch] = re.findall(r"```json patch\n(.*?)```", DOC, re.S)
+    [events] = re.findall(r"```json events\n(.*?)```", DOC, re.S)
+    update = {"t": "update", "room": "r1", "seq": 2, "events": json.loads(events)}
+    assert _ok("server", {**update, "view": json.loads(view)})
+    assert _ok("server", {**update, "patch": json.loads(patch)})
+
+
+@pytest.mark.parametrize("game", sorted(GAME_PAGES))
+def test_every_view_example_of_a_game_page_passes(game):
+    views = _json_objects(GAME_PAGES[game], '{\n  "game"') + _json_objects(
+        GAME_PAGES[game], '{"game"'
+    )
+    assert views, game
+    for view in views:
+        if '"..."' in json.dumps(view):
+            continue  # an example shortened with "...": not a whole view
+        assert _ok("server", {"t": "joined", "room": "r1", "seat": 0, "seq": 3, "view": view}), view
+
+
+@pytest.mark.parametrize("game", sorted(GAME_PAGES))
+def test_every_event_example_of_a_game_page_passes(game):
+    events = _json_objects(GAME_PAGES[game], '{"e": ')
+    assert events, game
+    for event in events:
+        assert _ok(
+            "server", {"t": "update", "room": "r1", "seq": 3, "events": [event], "patch": []}
+        ), event
+
+
+@pytest.mark.parametrize("game", sorted(GAME_PAGES))
+def test_every_action_example_of_a_game_page_passes(game):
+    actions = [
+        a for a in _json_objects(GAME_PAGES[game], '{"do": ') if a["do"] in find(game).actions
+    ]
+    assert actions, game
+    for action in actions:
+        assert _ok("client", {"t": "act", "room": "r1", "action": action}), action
+
+
+def find(name: str) -> Any:
+    return next(g for g in all_games() if g.name == name)
+
+
+@pytest.mark.parametrize("game", sorted(GAME_PAGES))
+def test_the_view_table_of_each_game_page_names_the_shapes_fields(game):
+    """protocol/shapes.py and the page's View table list the same fields."""
+    section = GAME_PAGES[game].split("\n## View", 1)[1].split("\n## ", 1)[0]
+    documented = set()
+    for row in re.findall(r"^\| (`[^|]*) \|", section, re.M):
+        documented |= set(re.findall(r"`(\w+)`", row))
+    assert documented == set(shapes.GAME_VIEWS[game])
+
+
+# -- what breaks them does not pass -----------------------------------------------------------
+
+_WRONG = {
+    Kind.STR: 7,
+    Kind.INT: "7",
+    Kind.NUM: "7.5",
+    Kind.BOOL: 1,
+    Kind.MAP: [1],
+    Kind.LIST: {"a": 1},
+}
+
+
+def _mutations(side: str, msg: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    spec = (CLIENT_MESSAGES if side == "client" else SERVER_MESSAGES)[msg["t"]]
+    out = [
+        ("unknown t", {**msg, "t": "no_such_message"}),
+        ("no t", {k: v for k, v in msg.items() if k != "t"}),
+    ]
+    out.append(("t not a string", {**msg, "t": 3}))
+    for f in spec.fields:
+        if f.name in msg and f.kind in _WRONG:
+            out.append((f"{f.name} of the wrong type", {**msg, f.name: _WRONG[f.kind]}))
+        if f.name in msg and f.kind is Kind.STR:
+            out.append((f"{f.name} as msgpack bin", {**msg, f.name: b"bytes"}))
+        if f.required and f.name in msg:
+            out.append((f"no {f.name}", {k: v for k, v in msg.items() if k != f.name}))
+    return out
+
+
+MUTATED = [
+    pytest.param(side, why, bad, id=f"{side}-{msg['t']}-{why}")
+    for side, msg in BLOCKS
+    for why, bad in _mutations(side, msg)
+]
+
+
+@pytest.mark.parametrize(("side", "why", "bad"), MUTATED)
+def test_a_frame_broken_on_purpose_is_rejected(side, why, bad):
+    problem = SCHEMA.problem(side, bad)
+    assert problem is not None, (why, bad)
+    assert "schema:" in problem  # says where in the schema
+
+
+def test_there_are_mutations_of_each_kind():
+    whys = [p.values[1] for p in MUTATED]
+    assert sum("wrong type" in w for w in whys) > 50
+    assert sum(w.startswith("no ") for w in whys) > 50
+    assert sum(w == "unknown t" for w in whys) == len(BLOCKS)
+
+
+@pytest.mark.parametrize(
+    ("why", "action"),
+    [
+        ("an undeclared field", {"do": "place", "at": [4, 7], "junk": 1}),
+        ("off the largest board", {"do": "place", "at": [40, 7]}),
+        ("a cell of three", {"do": "place", "at": [4, 7, 1]}),
+        ("a cell of floats", {"do": "place", "at": [4.0, 7.0]}),
+        ("no such do in any game", {"do": "castle"}),
+        ("no do", {"at": [4, 7]}),
+        ("a missing required field", {"do": "move", "from": [0, 0]}),
+    ],
+)
+def test_a_broken_action_is_rejected(why, action):
+    assert not _ok("client", {"t": "act", "room": "r1", "action": action}), why
+
+
+def test_exactly_one_of_is_kept():
+    assert not _ok("client", {"t": "hello", "v": 1})
+    assert not _ok("client", {"t": "hello", "v": 1, "name": "ada", "token": "x"})
+    assert _ok("client", {"t": "hello", "v": 1, "name": "ada"})
+
+
+def test_an_update_has_a_view_or_a_patch():
+    update = {"t": "update", "room": "r1", "seq": 2, "events": []}
+    assert not _ok("server", update)
+    assert _ok("server", {**update, "patch": []})
+    assert not _ok("server", {**update, "patch": [["?", [0], 1]]})
+
+
+def test_unknown_fields_are_allowed_where_the_protocol_says_they_are_ignored():
+    assert _ok("client", {"t": "ping", "id": 1, "newer": True})
+    assert _ok("server", {"t": "pong", "re": 1, "newer": True})
+    assert not _ok("client", {"t": "act", "room": "r1", "action": {"do": "help", "newer": 1}})
+
+
+# -- the hook of the suite: real frames, checked ----------------------------------------------
+
+
+async def test_the_hook_sees_the_frames_of_a_real_game(url, frames_match_the_schema):
+    if frames_match_the_schema is None:
+        pytest.skip("TILEHALL_FRAME_SCHEMA=0")
+    ada = await Raw.open(url, "ada")
+    room = (await ada.call({"t": "create", "game": "ishido"}))["room"]
+    joined = await ada.call({"t": "join", "room": room})
+    update = await ada.call({"t": "act", "room": room, "action": {"do": "help"}})
+    assert update["t"] == "update", update
+    await ada.close()
+    assert frames_match_the_schema.frames >= 8
+    assert frames_match_the_schema.problems == []
+
+    check = FrameCheck(SCHEMA)
+    broken = copy.deepcopy(joined)
+    broken["view"]["pouch"] = "many"
+    check.received(encode(broken))
+    del update["seq"]
+    check.received(encode(update))
+    check.received(encode({**joined, "t": "jumped"}))
+    assert len(check.problems) == 3, check.problems
+    assert "'many' is not of type 'integer'" in check.problems[0]
+    assert "view.ishido" in check.problems[0]  # the schema path
+    assert "'seq' is a required property" in check.problems[1]
+    assert "'jumped' is not one of" in check.problems[2]
+
+
+def test_a_sent_frame_the_schema_refuses_is_a_problem_only_if_the_server_takes_it(tmp_path):
+    doc = copy.deepcopy(SCHEMA.document.schema)
+    doc["$defs"]["client.ping"]["required"].append("seven")  # a schema stricter than the server
+    (tmp_path / "strict.json").write_text(json.dumps(doc))
+    check = FrameCheck(FrameSchema(tmp_path / "strict.json"))
+    check.sent(encode({"t": "ping", "id": 7}))  # the server takes it: a problem
+    check.sent(encode({"t": "act", "room": "r1", "action": {"do": "place", "at": [1, 2], "x": 1}}))
+    check.sent(encode({"t": "join"}))  # refused by the codec too: sent on purpose
+    check.sent(b"\xc1")  # not msgpack
+    assert len(check.problems) == 1, check.problems
+    assert "'seven' is a required property" in check.problems[0]
+    assert "client.ping" in check.problems[0]
+
+
+async def test_the_hook_sees_the_frames_of_a_house_without_sockets(house, frames_match_the_schema):
+    if frames_match_the_schema is None:
+        pytest.skip("TILEHALL_FRAME_SCHEMA=0")
+    ada = await house.player("ada")
+    room = await house.call(ada, {"t": "create", "game": "mathable", "seats": ["ada", "COMP"]})
+    joined = await house.call(ada, {"t": "join", "room": room["room"]})
+    assert joined["view"]["status"] == "playing"
+    assert frames_match_the_schema.frames >= 6  # hello, welcome, create, created, join, joined
+    assert frames_match_the_schema.problems == []
