@@ -104,8 +104,15 @@ async def test_a_node_dying_while_the_broker_is_down_is_taken_over_without_a_wil
     broker.start()
     await until(lambda: _owned_by(pg_url, room, "n2"))  # the lease said it
     back = await Peer.open(u2, token=ada.token)
-    joined = await back.call({"t": "join", "room": room, "seq": upd["seq"]})
+    # n2 claims the room in the store first and rebuilds it from the journal after: a join
+    # sent on the claim alone may come before the room is there. Wait for the join itself.
+    joined = await until(lambda: _joined(back, room, upd["seq"]))
     assert (joined["seq"], joined["view"]) == (upd["seq"], upd["view"])
+
+
+async def _joined(peer: Peer, room: str, seq: int) -> dict | None:
+    reply = await peer.call({"t": "join", "room": room, "seq": seq})
+    return reply if reply["t"] == "joined" else None
 
 
 @pytest.fixture
