@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import Locator, Page
@@ -48,6 +48,19 @@ class Watcher:
                 msg = await self.raw.recv(timeout=min(left, 1.0))
             except TimeoutError:
                 continue
+            if msg.get("t") == "update" and msg.get("room") == self.room:
+                self.view = msg["view"]
+                self.events.extend(msg.get("events") or [])
+        return self.view
+
+    async def drain(self, seconds: float = 0.5) -> View:
+        """Read what the server sends for ``seconds``: the view as it then stands."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                msg = await self.raw.recv(timeout=left)
+            except TimeoutError:
+                break
             if msg.get("t") == "update" and msg.get("room") == self.room:
                 self.view = msg["view"]
                 self.events.extend(msg.get("events") or [])
@@ -117,6 +130,20 @@ async def walk_to(page: Page, cell: list[int] | tuple[int, int]) -> None:
     for _ in range(abs(cell[1] - c)):
         await page.keyboard.press("ArrowRight" if cell[1] > c else "ArrowLeft")
     assert await cursor(page) == (cell[0], cell[1])
+
+
+async def eventually(check: Callable[[], Awaitable[None]], timeout: float = 5.0) -> None:
+    """Run ``check`` (an async assertion) until it passes: the page draws an update a moment
+    after the spectator hears of it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            await check()
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
 
 
 async def settle(page: Page, ms: int = 100) -> None:

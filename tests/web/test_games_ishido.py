@@ -7,10 +7,13 @@ from __future__ import annotations
 from playwright.async_api import Page
 from tilehall.server.app import Server
 
+from tests.helpers import Raw
 from tests.web.games import (
+    View,
     Watcher,
     cell_name,
     create,
+    eventually,
     focus_board,
     labels,
     settle,
@@ -24,14 +27,18 @@ async def shown_legal(page: Page) -> set[str]:
     return {name for name, label in (await labels(page)).items() if "the stone fits" in label}
 
 
+async def legal_shown(page: Page, view: View) -> None:
+    """The squares the board marks as legal are exactly the view's ``legal``."""
+    assert await shown_legal(page) == {cell_name(c) for c in view["legal"]}
+
+
 async def test_ishido_by_mouse_and_keyboard(page: Page, server: Server, url: str):
     room = await create(url, "ishido")
     w = await Watcher.open(url, room)
     await take_seat(page, room)
     view = await w.until(lambda v: v["status"] == "playing")
     for n in range(1, 4):
-        await settle(page)
-        assert await shown_legal(page) == {cell_name(c) for c in view["legal"]}
+        await eventually(lambda view=view: legal_shown(page, view))
         target = view["legal"][0]
         await square(page, target).click()
         view = await w.until(lambda v, n=n: v["placed"] == n)
@@ -46,8 +53,7 @@ async def test_ishido_by_mouse_and_keyboard(page: Page, server: Server, url: str
     await page.keyboard.press("Enter")
     view = await w.until(lambda v: v["placed"] == 4)
     assert view["last"]["at"] == target
-    await settle(page)
-    assert await shown_legal(page) == {cell_name(c) for c in view["legal"]}
+    await eventually(lambda: legal_shown(page, view))
 
     # i asks for help: the best square is marked on the board.
     await page.keyboard.press("i")
@@ -64,8 +70,7 @@ async def test_ishido_by_mouse_and_keyboard(page: Page, server: Server, url: str
     # Quit asks twice: the first press changes nothing on the server.
     quit_button = page.get_by_role("button", name="Quit")
     await quit_button.click()
-    await settle(page, 300)
-    assert w.view["status"] == "playing"
+    assert (await w.drain(0.5))["status"] == "playing"
     await page.get_by_role("button", name="Quit: sure?").click()
     view = await w.until(lambda v: v["status"] == "over")
     assert view["result"]["reason"] == "quit"
@@ -96,4 +101,37 @@ async def test_ishido_symbols_mode_writes_each_stones_colour(page: Page, server:
         "els => els.map(e => e.dataset.shape)"
     )
     assert len(set(shapes)) == 6
+    await w.close()
+
+
+async def test_a_spectator_sees_the_board_and_sends_nothing(page: Page, server: Server, url: str):
+    """Watching: the board, the stone and its legal squares, but no controls and no moves."""
+    room = await create(url, "ishido")
+    player = await Raw.open(url, "Player")
+    joined = await player.call({"t": "join", "room": room})
+    assert joined["seat"] == 0
+    w = await Watcher.open(url, room)
+    view = await w.until(lambda v: v["status"] == "playing")
+    await page.goto(f"/r/{room}")
+    await page.get_by_label("Your name").fill("Onlooker")
+    await page.get_by_role("button", name="Play").click()
+    await page.locator("#board [role=grid]").wait_for()
+    await eventually(lambda: legal_shown(page, view))
+    assert not await page.locator("#board .tb-controls").is_visible()
+    await square(page, view["legal"][0]).click()
+    await focus_board(page)
+    await page.keyboard.press("Enter")
+    await page.keyboard.press("u")
+    assert (await w.drain(0.5))["placed"] == 0
+    # The player's move shows on the spectator's board.
+    action = {"do": "place", "at": view["legal"][0]}
+    reply = await player.call({"t": "act", "room": room, "action": action})
+    assert reply["t"] == "update", reply
+    target = cell_name(view["legal"][0])
+
+    async def shown() -> None:
+        assert "empty" not in (await labels(page))[target]
+
+    await eventually(shown)
+    await player.close()
     await w.close()

@@ -10,6 +10,7 @@ from tests.web.games import (
     View,
     Watcher,
     create,
+    eventually,
     focus_board,
     labels,
     settle,
@@ -80,26 +81,26 @@ async def test_lines_by_mouse_and_keyboard(page: Page, server: Server, url: str)
     await page.keyboard.press("u")
     view = await w.until(lambda v: v["undos"] == 1)
     assert view["moves"] == 3 and view["board"][src[0]][src[1]] != 0
-    await settle(page, 200)
-    shown = await labels(page)
-    for r, row in enumerate(view["board"]):
-        for c, chip in enumerate(row):
-            name = f"{chr(97 + c)}{r + 1}"
-            assert ("chip" in shown[name]) == bool(chip), (name, shown[name], chip)
+
+    async def shows_the_servers_board() -> None:
+        shown = await labels(page)
+        for r, row in enumerate(view["board"]):
+            for c, chip in enumerate(row):
+                name = f"{chr(97 + c)}{r + 1}"
+                assert ("chip" in shown[name]) == bool(chip), (name, shown[name], chip)
+
+    await eventually(shows_the_servers_board)
 
     # Q asks twice before it ends the game.
     await page.keyboard.press("Q")
-    await settle(page, 300)
-    assert w.view["status"] == "playing"
+    assert (await w.drain(0.5))["status"] == "playing"
     await page.keyboard.press("Q")
     view = await w.until(lambda v: v["status"] == "over")
     assert view["reason"] == "quit"
     await w.close()
 
 
-async def test_lines_refused_move_keeps_the_servers_board(
-    page: Page, server: Server, url: str
-):
+async def test_lines_refused_move_keeps_the_servers_board(page: Page, server: Server, url: str):
     """A move the server refuses (a chip walled in) changes nothing, on the server or the page."""
     room = await create(url, "lines", options={"width": 3, "height": 3, "initial": 8, "throw": 1})
     w = await Watcher.open(url, room)
@@ -147,4 +148,39 @@ async def test_lines_symbols_mode_gives_each_colour_a_shape(page: Page, server: 
     # one shape per colour, and no two colours share one
     assert all(len(s) == 1 for s in by_colour.values())
     assert len({next(iter(s)) for s in by_colour.values()}) == len(by_colour) >= 3
+    await w.close()
+
+
+TRAVELS = """() => {
+    window.travelled = false;
+    new MutationObserver((changes) => {
+        for (const c of changes) {
+            for (const n of c.addedNodes) {
+                if (n.classList && n.classList.contains("tb-traveller")) window.travelled = true;
+            }
+        }
+    }).observe(document.body, {childList: true, subtree: true});
+}"""
+
+
+async def test_lines_chip_travels_unless_less_motion(page: Page, server: Server, url: str):
+    room = await create(url, "lines")
+    w = await Watcher.open(url, room)
+    await take_seat(page, room)
+    await w.until(lambda v: v["status"] == "playing")
+    motion = page.get_by_label("Less motion")
+    if await motion.is_checked():
+        await motion.uncheck()
+    for n, less in ((1, False), (2, True)):
+        if less:
+            await motion.check()
+        await page.locator("#board [role=grid]").wait_for()
+        await settle(page, 300)
+        await page.evaluate(TRAVELS)
+        src, dst = a_move(w.view)
+        await square(page, src).click()
+        await square(page, dst).click()
+        await w.until(lambda v, n=n: v["moves"] == n)
+        await settle(page, 400)
+        assert await page.evaluate("window.travelled") is not less
     await w.close()

@@ -12,6 +12,7 @@ from tests.web.games import (
     Watcher,
     cell_name,
     create,
+    eventually,
     focus_board,
     labels,
     occupied,
@@ -43,6 +44,7 @@ async def test_matchit_by_mouse_and_keyboard(page: Page, server: Server, url: st
             await line.wait_for(state="attached")
             points = await line.get_attribute("points")
             assert points == " ".join(f"{c + 0.5},{r + 0.5}" for r, c in removed["path"])
+            assert "tb-traced" in (await line.get_attribute("class") or "")  # it is traced
 
     # Keyboard alone.
     await settle(page, 800)
@@ -62,9 +64,12 @@ async def test_matchit_by_mouse_and_keyboard(page: Page, server: Server, url: st
     await page.keyboard.press("m")
     view = await w.until(lambda v: v["score"] == score - 4)
     marked = next(e for e in w.events if e.get("e") == "highlight")["cells"]
-    await settle(page, 200)
-    shown = await labels(page)
-    assert {n for n, lab in shown.items() if "marked" in lab} == {cell_name(x) for x in marked}
+
+    async def marks_shown() -> None:
+        shown = await labels(page)
+        assert {n for n, lab in shown.items() if "marked" in lab} == {cell_name(x) for x in marked}
+
+    await eventually(marks_shown)
 
     # Help removes a pair for us.
     await page.get_by_role("button", name="Help (3)").click()
@@ -85,10 +90,17 @@ async def test_matchit_by_mouse_and_keyboard(page: Page, server: Server, url: st
     view = await w.until(lambda v: v["undos"] == 1)
     assert view["tiles_left"] == left - 8
 
+    # g gives the sheet up, asked twice: a life for a new sheet.
+    await page.keyboard.press("g")
+    assert (await w.drain(0.5))["lives"] == 3
+    await page.keyboard.press("g")
+    view = await w.until(lambda v: v["lives"] == 2)
+    assert view["tiles_left"] == 96 and view["level"] == 1
+    await page.get_by_role("log").get_by_text("A life lost, 2 left.").wait_for()
+
     # Quit asks twice.
     await page.get_by_role("button", name="Quit").click()
-    await settle(page, 300)
-    assert w.view["status"] == "playing"
+    assert (await w.drain(0.5))["status"] == "playing"
     await page.get_by_role("button", name="Quit: sure?").click()
     view = await w.until(lambda v: v["status"] == "over")
     assert view["end"] == "quit"
@@ -101,6 +113,7 @@ async def test_linksame_by_mouse_and_keyboard(page: Page, server: Server, url: s
     await take_seat(page, room)
     view = await w.until(lambda v: v["status"] == "playing")
     left = view["tiles_left"]
+    await page.get_by_label("Less motion").check()  # the path shows, but is not traced
     for n in range(1, 4):
         await settle(page, 150)
         a, b = playable_pairs(view["board"])[0]
@@ -108,6 +121,10 @@ async def test_linksame_by_mouse_and_keyboard(page: Page, server: Server, url: s
         await square(page, b).click()
         view = await w.until(lambda v, n=n: v["tiles_left"] == left - 2 * n)
         assert view["score"] > 0
+        if n == 1:
+            line = page.locator("#board svg.tb-path polyline.tb-path-line")
+            await line.wait_for(state="attached")
+            assert "tb-traced" not in (await line.get_attribute("class") or "")
 
     await settle(page, 800)
     a, b = playable_pairs(w.view["board"])[-1]
@@ -121,10 +138,13 @@ async def test_linksame_by_mouse_and_keyboard(page: Page, server: Server, url: s
     # i asks for a hint: its pair is named on the board, its path drawn.
     await page.keyboard.press("i")
     view = await w.until(lambda v: v["hint"] is not None)
-    await settle(page, 200)
-    shown = await labels(page)
-    hinted = {n for n, lab in shown.items() if "hinted" in lab}
-    assert hinted == {cell_name(view["hint"]["a"]), cell_name(view["hint"]["b"])}
+
+    async def hint_shown() -> None:
+        shown = await labels(page)
+        hinted = {n for n, lab in shown.items() if "hinted" in lab}
+        assert hinted == {cell_name(view["hint"]["a"]), cell_name(view["hint"]["b"])}
+
+    await eventually(hint_shown)
     assert await page.locator("#board svg.tb-path polyline.tb-hint-line").count() == 1
 
     # s shuffles (the same tiles on the same squares), r restarts the stage.

@@ -321,10 +321,12 @@ export function stat(label, value, cls = "") {
  * holds the board; `side` the numbers; `help` the keys, shown by `?`; `signal` ends the
  * board's listeners when `close` takes it down.
  */
-export function frame(root, game, keys) {
+export function frame(root, game, keys, ctx) {
   const abort = new AbortController();
   const signal = abort.signal;
   root.classList.add("tb-game", `tb-${game}`);
+  // Less motion: no CSS animation either (a thrown chip's pop, a path's tracing).
+  root.classList.toggle("tb-still", !!ctx && !animate(ctx));
   const main = h("div", { class: "tb-main" });
   const side = h("div", { class: "tb-side", "aria-label": "Game status" });
   const help = h("div", { class: "tb-keys", hidden: true, id: `tb-keys-${game}` },
@@ -345,7 +347,7 @@ export function frame(root, game, keys) {
   const close = () => {
     abort.abort();
     root.replaceChildren();
-    root.classList.remove("tb-game", `tb-${game}`);
+    root.classList.remove("tb-game", `tb-${game}`, "tb-still");
   };
   return { main, side, help, signal, close };
 }
@@ -371,7 +373,8 @@ export function sender(ctx, restore) {
 
 /** Whether the motion of a move should be shown (not under reduced motion). */
 export function animate(ctx) {
-  if (ctx.prefs && ctx.prefs.reducedMotion) return false;
+  // The player's own choice wins (the shell starts it from the system's setting).
+  if (ctx.prefs && typeof ctx.prefs.reducedMotion === "boolean") return !ctx.prefs.reducedMotion;
   return !(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
 }
 

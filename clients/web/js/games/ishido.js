@@ -42,7 +42,7 @@ export function mount(root, ctx) {
   let view = null;
   let hint = null;
   const twice = new Twice();
-  const { main, side, signal, close } = frame(root, "ishido", KEYS);
+  const { main, side, signal, close } = frame(root, "ishido", KEYS, ctx);
   const restore = () => view && draw();
   const send = sender(ctx, restore);
 

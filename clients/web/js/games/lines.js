@@ -57,7 +57,7 @@ export function mount(root, ctx) {
   let marks = { gone: new Set(), thrown: new Set(), trail: new Set() };
   let fadeTimer = null;
   const twice = new Twice();
-  const { main, side, signal, close } = frame(root, "lines", KEYS);
+  const { main, side, signal, close } = frame(root, "lines", KEYS, ctx);
   const restore = () => {
     selected = null;
     if (view) draw();

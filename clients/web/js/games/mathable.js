@@ -53,7 +53,7 @@ export function mount(root, ctx) {
   let recent = new Set();
   let current = new Set();
   const clock = new ServerClock();
-  const { main, side, signal, close } = frame(root, "mathable", KEYS);
+  const { main, side, signal, close } = frame(root, "mathable", KEYS, ctx);
   const restore = () => {
     pending = null;
     if (view) draw();
@@ -78,7 +78,7 @@ export function mount(root, ctx) {
     if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
     if (ev.target.closest && ev.target.closest("input, textarea, select")) return;
     if (/^[1-7]$/.test(ev.key)) {
-      pickIndex(Number(ev.key) - 1);
+      pickIndex(Number(ev.key) - 1, false);
       ev.preventDefault();
     } else if (ev.key === "Escape" && (picked !== null || exchanging)) {
       picked = null;
@@ -96,6 +96,9 @@ export function mount(root, ctx) {
     const index = Number(button.dataset.index);
     drag = { index, tile: rack()[index], x0: ev.clientX, y0: ev.clientY, moved: false, ghost: null, target: null, id: ev.pointerId, was: picked === index };
     picked = index;
+    // No text selection and no native drag may start under the tile: Chrome would cancel
+    // the pointer (pointercancel) to drag a selection instead.
+    ev.preventDefault();
     try {
       button.setPointerCapture(ev.pointerId);
     } catch {
@@ -145,6 +148,7 @@ export function mount(root, ctx) {
       drawRack();
     }
   };
+  main.addEventListener("dragstart", (ev) => ev.preventDefault());
   window.addEventListener("pointermove", onMove, { passive: false, signal });
   window.addEventListener("pointerup", onUp, { signal });
   window.addEventListener("pointercancel", onUp, { signal });
@@ -174,14 +178,15 @@ export function mount(root, ctx) {
     return !!view && view.status === "playing" && !ctx.readOnly && ctx.seat !== null && view.to_move === ctx.seat && !view.paused;
   }
 
-  function pickIndex(i) {
+  /** Pick rack tile `i` (a click on the picked one puts it back; a digit always picks). */
+  function pickIndex(i, toggle = true) {
     if (ctx.readOnly || ctx.seat === null) return;
     if (i >= rack().length) return;
     if (exchanging) {
       if (exchanging.has(i)) exchanging.delete(i);
       else exchanging.add(i);
     } else {
-      picked = picked === i ? null : i;
+      picked = picked === i && toggle ? null : i;
     }
     drawRack();
   }

@@ -23,7 +23,7 @@ export function mountShisen(root, ctx, spec) {
   let marked = new Set();
   const clock = new ServerClock();
   const twice = new Twice();
-  const { main, side, signal, close } = frame(root, spec.game, spec.keys);
+  const { main, side, signal, close } = frame(root, spec.game, spec.keys, ctx);
   const restore = () => {
     selected = null;
     if (view) draw();
