@@ -498,3 +498,25 @@ async def test_symbols_and_reduced_motion_reach_the_board(
     await bob.close()
     await context.close()
     assert not console_errors, console_errors
+
+
+async def test_a_waiting_room_offers_only_its_open_seats_then_draws_the_game(page: Page, url: str):
+    bob, cy = await Raw.open(url, "Bob"), await Raw.open(url, "Cy")
+    seats = ["Bob", None, "Cy"]
+    room = (await bob.call({"t": "create", "game": "mathable", "seats": seats}))["room"]
+    await sign_in(page, "Ada", f"/r/{room}")
+    choice = page.locator(".seat-choice")
+    await expect(choice.get_by_role("button")).to_have_text(["Take seat 2", "Watch"])
+    board = page.locator("#board")
+    await expect(board).to_contain_text("The game starts when every seat is taken")
+    await expect(page.locator(".seats")).to_contain_text("Cy (reserved, not here yet)")
+    await choice.get_by_role("button", name="Take seat 2").click()
+    await expect(page.locator("section.room")).to_have_attribute("data-seat", "1")
+    await expect(board).to_contain_text("Open: seats 1, 3.")
+    await bob.call({"t": "join", "room": room})
+    await cy.call({"t": "join", "room": room})
+    await expect(page.locator("section.room")).to_have_attribute("data-seq", "1")
+    await expect(board.get_by_role("grid")).to_have_count(1)  # the Mathable board, drawn
+    await expect(page.get_by_role("log")).to_contain_text("You play seat 2.")
+    await bob.close()
+    await cy.close()

@@ -403,6 +403,9 @@ async def test_the_page_names_its_static_module_graph_for_preloading(server: Ser
         'import "./side.js";\n'
         'export { c } from "./dom.js";\n'
         'const board = () => import("./games/ishido.js");\n'
+        'export function f() { return fetch("./comment.js"); }\n'
+        'export const from = load("./comment.js");\n'
+        'import{z}from"./util.js";\n'
         '// import { nothing } from "./comment.js" is a comment, not indented code\n'
         'import { gone } from "./missing.js";\n'
     )
@@ -422,3 +425,18 @@ async def test_the_page_names_its_static_module_graph_for_preloading(server: Ser
     assert "link" not in (await request(server.port, "/js/app.js")).headers
     revalidated = await request(server.port, "/", {"If-None-Match": page.headers["etag"]})
     assert revalidated.status == 304 and "link" not in revalidated.headers
+
+
+async def test_a_banned_address_is_refused_a_handshake_at_any_path(server: Server):
+    """The page's files are served beside the WebSocket; a ban still covers every handshake."""
+    server.ban("127.0.0.1", "a test")
+    upgrade = {
+        "Upgrade": "websocket",
+        "Connection": "Upgrade",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    }
+    for target in ("/", "/js/app.js", "/r/r0a1b2c3", "/anything"):
+        reply = await request(server.port, target, upgrade)
+        assert reply.status == 429, target
+    assert (await request(server.port, "/")).status == 200  # the page itself is not a handshake

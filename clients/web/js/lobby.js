@@ -161,7 +161,12 @@ export class Lobby {
 
   roomRow(room) {
     const spec = this.app.game(room.game);
-    const seats = room.seats.map((s) => (s.name ? s.name + (s.bot ? "" : s.connected ? "" : " (away)") : "open"));
+    const seats = room.seats.map((s) => {
+      if (!s.name) return "open";
+      if (s.bot) return s.name;
+      if (!s.taken) return `${s.name} (reserved)`;
+      return s.connected ? s.name : `${s.name} (away)`;
+    });
     const open = room.seats.some((s) => !s.taken && !s.name);
     const status = { waiting: "waiting for players", playing: room.paused ? `playing (paused: ${room.paused})` : "playing", over: "over" }[room.status] || room.status;
     const options = changedOptions(spec, room.options);
