@@ -6,7 +6,8 @@ Two listeners answer plain HTTP GETs:
   ``/readyz`` (readiness: it can play games now: its store answers, in a
   cluster its broker too, and it is not draining) before any WebSocket
   handshake, because load balancers probe the port they send players to. It
-  answers 404 for ``/metrics`` and ``/admin/...``.
+  answers 404 for ``/metrics`` and ``/admin/...``. Its other plain GETs are the web
+  client's (:mod:`tilehall.server.web`), unless ``--no-web``.
 - **the admin listener** (:class:`AdminListener`, ``--admin-host`` 127.0.0.1 and
   ``--admin-port``, by default the game port + 1) answers ``/metrics``,
   ``/admin/...``, ``/healthz`` and ``/readyz``. Admin requests need
@@ -329,9 +330,12 @@ async def http_handler(
     """
     path = request.path.split("?", 1)[0]
     upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
-    if upgrade and path == "/":
+    if upgrade:  # at any path: a handshake elsewhere than / must not slip past a ban
         left = server.banned_for(server.address_of(connection, request))
-        return _banned(server, left) if left else None
+        if left:
+            return _banned(server, left)
+        if path == "/":
+            return None
     if path in _HEALTH:
         return _health(server, path)
     if path in ("/metrics", "/admin") or path.startswith("/admin/"):
