@@ -32,7 +32,7 @@ from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
 from websockets.asyncio.client import connect
 
-CHROMIUM = "/usr/bin/chromium"
+from tests.web.browser import CHROMIUM, MISSING, launch
 
 MEASURE = """async ([games, passes]) => {
   const { applyPatch, expandEvents } = await import('/js/patch.js');
@@ -130,6 +130,8 @@ def summary(ms: list[float]) -> dict[str, float]:
 async def run(games: int, passes: int) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
+    if not CHROMIUM.exists():
+        raise SystemExit(MISSING.format(path=CHROMIUM))
     with tempfile.TemporaryDirectory() as data:
         server = Server(
             Config(port=0, data_dir=Path(data), limits=Limits(bot_delay=0, ping_interval=None))
@@ -138,9 +140,7 @@ async def run(games: int, passes: int) -> dict[str, Any]:
         try:
             recorded = await record(server.port, games)
             async with async_playwright() as pw:
-                browser = await pw.chromium.launch(
-                    executable_path=CHROMIUM, args=["--headless", "--no-sandbox"]
-                )
+                browser = await launch(pw)
                 page = await browser.new_page(viewport={"width": 1200, "height": 900})
                 await page.goto(f"http://127.0.0.1:{server.port}/")
                 times, script, layout = await page.evaluate(MEASURE, [recorded, passes])

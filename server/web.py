@@ -25,6 +25,7 @@ import hashlib
 import importlib.util
 import logging
 import os
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,7 @@ CACHE_CONTROL = "no-cache"
 _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 """One part of a served file's path: no dotfiles, nothing that needs encoding."""
 
-_ROOM_PAGE = re.compile(r"/r/[A-Za-z0-9_-]{1,64}")
+_ROOM_PAGE = re.compile(r"/r/[A-Za-z0-9_-]{1,64}/?")
 """A room's own address: room ids and private codes are URL-safe base64 or ``r`` + hex."""
 
 _REASONS = {
@@ -155,12 +156,51 @@ def _matches(if_none_match: str, etags: tuple[str, ...]) -> bool:
     return not given.isdisjoint(etags)
 
 
+_MODULE_SCRIPT = re.compile(r"""<script\b[^>]*\btype=["']?module["']?[^>]*\bsrc=["']([^"']+)["']""")
+"""``<script type="module" src="...">`` in the page (type before src, as the page writes it)."""
+
+_STATIC_IMPORT = re.compile(
+    r"""^\s*(?:import|export)\b[^"'`;]*?(?:\bfrom\s*)?["'](\.{0,2}/[^"']+\.js)["']""", re.M
+)
+"""A static ``import ... from "./x.js"`` (or ``export ... from``, or a bare ``import "./x.js"``)."""
+
+
+def module_graph(files: dict[str, WebFile], page: str = "/index.html") -> list[str]:
+    """The page's module scripts and everything they import statically, in the order found.
+
+    Read once at start-up, so that the page's answer can name them all (a
+    ``Link: rel=modulepreload`` header): the browser then fetches the whole graph
+    at once, instead of one level of imports per round trip. A dynamic
+    ``import()`` (a game's board) is left to load when it is needed.
+    """
+    if page not in files:
+        return []
+    html = files[page].body.decode("utf-8", "replace")
+    queue = [
+        posixpath.normpath(posixpath.join(posixpath.dirname(page), src))
+        for src in _MODULE_SCRIPT.findall(html)
+    ]
+    found: list[str] = []
+    while queue:
+        path = queue.pop(0)
+        if path in found or path not in files:
+            continue
+        found.append(path)
+        source = files[path].body.decode("utf-8", "replace")
+        for target in _STATIC_IMPORT.findall(source):
+            queue.append(posixpath.normpath(posixpath.join(posixpath.dirname(path), target)))
+    return found
+
+
 class WebFiles:
     """The web folder's files in memory, and the answer to each request for one."""
 
     def __init__(self, files: dict[str, WebFile]) -> None:
         self.files = files
         """URL path (``/js/app.js``) -> file."""
+        modules = module_graph(files)
+        self.preload = ", ".join(f"<{path}>; rel=modulepreload" for path in modules)
+        """The page's ``Link`` header: its static module graph (see :func:`module_graph`)."""
 
     @classmethod
     def load(cls, folder: Path | None = None) -> WebFiles:
@@ -208,7 +248,10 @@ class WebFiles:
         path = request.path.split("?", 1)[0]
         file = self.lookup(path)
         if file is None:
-            return _plain(404, "not found\n")
+            missing = _plain(404, "not found\n")
+            if method == "HEAD":
+                missing.body = b""
+            return missing
         headers = request.headers
         zipped = file.gzipped is not None and _wants_gzip(headers.get("Accept-Encoding", ""))
         etag = file.gzip_etag if zipped else file.etag
@@ -228,6 +271,8 @@ class WebFiles:
             out["Content-Encoding"] = "gzip"
         for name, value in SECURITY_HEADERS:
             out[name] = value
+        if file.content_type.startswith("text/html") and self.preload:
+            out["Link"] = self.preload
         return Response(200, _REASONS[200], out, b"" if method == "HEAD" else body)
 
 

@@ -4,8 +4,9 @@ The fixed top-level folders (server/, protocol/, clients/) become
 ``tilehall.server`` and so on only through the install's package-dir mapping,
 which mypy cannot follow in an editable install. So the check runs over a
 throw-away tree of symbolic links, ``tilehall/{server,protocol,clients}``,
-with the project's own mypy settings. The load harness (``bench.load``) and
-the fault bench (``bench.chaos``), run from a checkout, are checked there too,
+with the project's own mypy settings. The load harness (``bench.load``),
+the fault bench (``bench.chaos``) and the web benches (``bench.web_page``,
+``bench.web_spectators``), run from a checkout, are checked there too,
 with the test helpers they import::
 
     python -m tests.typecheck
@@ -49,6 +50,10 @@ def run(*extra: str) -> subprocess.CompletedProcess[str]:
                 "bench.load",
                 "-m",
                 "bench.chaos",
+                "-m",
+                "bench.web_page",
+                "-m",
+                "bench.web_spectators",
             ],
             cwd=tmp,
             capture_output=True,

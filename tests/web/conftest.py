@@ -3,10 +3,8 @@
 The server is the suite's own (tests/conftest.py ``server``: in this process, on
 127.0.0.1, a free port, its own SQLite file), and Playwright's async API runs in
 the same event loop as it, so a test can drive the page and a protocol client side
-by side. The browser is the system's Chromium (``/usr/bin/chromium``, Debian's
-``chromium`` package, which .ci/run installs when it is missing); Playwright never
-downloads one. Without it a browser test fails, and says how to install it: a
-skipped browser test would make a green run out of a missing install step.
+by side. The browser is the system's Chromium (tests/web/browser.py): without it a browser
+test fails, and says how to install it.
 
 Every page records the console's errors and the page's uncaught exceptions, and a
 test that leaves any fails at teardown. A test that provokes one on purpose takes
@@ -16,52 +14,15 @@ it out of ``console_errors`` (a list of strings) before it ends.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from tilehall.server.app import Server
 
+from tests.web.browser import PHONE, chromium, launch
+
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Page
-
-CHROMIUM = Path("/usr/bin/chromium")
-"""Debian's Chromium (apt package ``chromium``)."""
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",  # CI runs as root, where Chromium's sandbox will not start
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-"""Headless, and quiet: nothing but the page may open a connection."""
-
-PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
-"""A phone-sized page: 390x844 CSS pixels, touch, a mobile viewport."""
-
-
-def chromium(path: Path = CHROMIUM) -> Path:
-    """The browser to drive, or a test failure that says how to install it."""
-    if not path.exists():
-        pytest.fail(
-            f"no Chromium at {path}: the browser tests need Debian's chromium package "
-            "(apt-get update && apt-get install -y chromium; .ci/run does this when it is "
-            "missing). Playwright's own browser download is not used.",
-            pytrace=False,
-        )
-    return path
-
-
-async def launch(playwright: Any, path: Path = CHROMIUM) -> Browser:
-    """Start headless Chromium from ``path`` with :data:`CHROMIUM_ARGS`."""
-    browser: Browser = await playwright.chromium.launch(
-        executable_path=str(chromium(path)), args=CHROMIUM_ARGS, headless=True
-    )
-    return browser
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from tilehall.server.app import Server
 from tilehall.server.web import WebFiles
 
 from tests.helpers import Raw
-from tests.web.conftest import chromium
+from tests.web.browser import chromium
 
 
 async def test_the_page_loads_with_no_errors(page: Page, base_url: str):

@@ -43,6 +43,7 @@ def csp_directives(value: str) -> dict[str, list[str]]:
         "/r/Xf3kq0Zb2mWc9sTa",
         "/r/mA5c3k0-4bXq2Zs1?code=mA5c3k0-4bXq2Zs1",
         "/r/r0a1b2c3?seat=1&x=%2e%2e",
+        "/r/r0a1b2c3/",
     ],
 )
 async def test_the_page_and_every_room_address_answer_index_html(server: Server, target):
@@ -155,7 +156,7 @@ TRAVERSALS = [
     "/.env",
     "/r",
     "/r/",
-    "/r/abc/",
+    "/r/abc//",
     "/r/abc/def",
     "/r/../index.html",
     "/r/%2e%2e",
@@ -333,6 +334,8 @@ async def test_head_answers_the_headers_without_the_body(server: Server):
     assert head.body == b""
     assert head.headers["content-length"] == str(len(get.body))
     assert head.headers["etag"] == get.headers["etag"]
+    missing = await request(server.port, "/nothing", method="HEAD")
+    assert (missing.status, missing.body) == (404, b"")
 
 
 # -- beside the WebSocket ---------------------------------------------------------------------
@@ -384,3 +387,38 @@ def test_the_server_says_where_to_open_the_page(tmp_path: Path):
         assert "in a browser" not in "".join(quiet.log)
     finally:
         quiet.stop()
+
+
+async def test_the_page_names_its_static_module_graph_for_preloading(server: Server, tmp_path):
+    """The page's answer lists every module its scripts import statically, and only those."""
+    (tmp_path / "js" / "games").mkdir(parents=True)
+    (tmp_path / "index.html").write_text(
+        '<!doctype html><title>t</title><script src="/vendor.js"></script>\n'
+        '<script type="module" src="/js/app.js"></script>'
+    )
+    (tmp_path / "vendor.js").write_text("var classic = 1;\n")
+    (tmp_path / "js" / "app.js").write_text(
+        'import { h } from "./dom.js";\n'
+        "import {\n  a,\n  b,\n} from './net.js';\n"
+        'import "./side.js";\n'
+        'export { c } from "./dom.js";\n'
+        'const board = () => import("./games/ishido.js");\n'
+        '// import { nothing } from "./comment.js" is a comment, not indented code\n'
+        'import { gone } from "./missing.js";\n'
+    )
+    (tmp_path / "js" / "dom.js").write_text('import { q } from "../js/util.js";\n')
+    (tmp_path / "js" / "net.js").write_text("export const a = 1, b = 2;\n")
+    (tmp_path / "js" / "side.js").write_text('import "./dom.js";\n')
+    (tmp_path / "js" / "util.js").write_text("export const q = 1;\n")
+    (tmp_path / "js" / "comment.js").write_text("")
+    (tmp_path / "js" / "games" / "ishido.js").write_text("export function mount() {}\n")
+    server.web = WebFiles.load(tmp_path)
+    page = await request(server.port, "/r/r0a1b2c3")
+    links = [part.strip() for part in page.headers["link"].split(",")]
+    assert links == [
+        f"<{path}>; rel=modulepreload"
+        for path in ("/js/app.js", "/js/dom.js", "/js/net.js", "/js/side.js", "/js/util.js")
+    ]
+    assert "link" not in (await request(server.port, "/js/app.js")).headers
+    revalidated = await request(server.port, "/", {"If-None-Match": page.headers["etag"]})
+    assert revalidated.status == 304 and "link" not in revalidated.headers

@@ -65,14 +65,14 @@ class App {
 
   // -- names ---------------------------------------------------------------------------
 
-  askName(message) {
+  askName(message, kind = "error") {
     this.leaveScreen();
     this.whoEl.replaceChildren();
     const input = h("input", {
       id: "name", name: "name", type: "text", autocomplete: "nickname", maxlength: "24",
       required: true, spellcheck: "false",
     });
-    const err = h("p", { class: "error", role: "alert" }, message || "");
+    const err = h("p", { class: kind === "error" ? "error" : "note", role: kind === "error" ? "alert" : "status" }, message || "");
     const form = h("form", { class: "name-form" },
       h("div", { class: "field" }, h("label", { for: "name" }, "Your name"), input),
       h("button", { type: "submit", class: "primary" }, "Play"));
@@ -82,7 +82,10 @@ class App {
       h("ul", { class: "known-names", "aria-labelledby": "known-h" },
         known.map((k) => h("li", {}, h("button", {
           type: "button", class: "name-button", onclick: () => this.signIn(k.name),
-        }, k.name))))) : null;
+        }, k.name), h("button", {
+          type: "button", class: "link forget", "aria-label": `Forget ${k.name}`,
+          onclick: () => { names.forget(k.name); this.askName(`This browser forgot ${k.name}.`, "note"); },
+        }, "forget"))))) : null;
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       const name = input.value.trim();
@@ -191,6 +194,14 @@ class App {
       this.screen = new Lobby(this);
     }
     this.screen.show(this.main);
+    // A new screen: the reader starts at its top (its own controls may take focus after).
+    this.main.focus({ preventScroll: true });
+    this.setTitle(m ? `Room ${decodeURIComponent(m[1])}` : hash.get("replay") ? "Replay" : "Lobby");
+  }
+
+  /** The tab's title: where the player is, then the site. */
+  setTitle(where) {
+    document.title = where ? `${where} — Tilehall` : "Tilehall";
   }
 
   /** The address of a room: a private one's carries its code in the fragment. */

@@ -83,23 +83,34 @@ export class Lobby {
   showMine() {
     const rooms = this.app.welcome.rooms || [];
     const code = h("input", { type: "text", autocomplete: "off", spellcheck: "false", maxlength: "64" });
-    const form = h("form", { class: "inline code-form" },
-      field("Private room code", code), h("button", { type: "submit" }, "Join by code"));
-    form.addEventListener("submit", async (ev) => {
-      ev.preventDefault();
+    const byCode = async (how) => {
       const c = code.value.trim();
-      if (!c) return;
+      if (!c) {
+        code.focus();
+        return;
+      }
       try {
-        const reply = await this.request({ t: "join", code: c });
+        const reply = await this.request({ t: how, code: c });
         this.app.codes.set(reply.room, c);
         this.app.pendingJoined = reply;
         this.app.go(this.app.roomPath(reply.room, c));
       } catch (_) { /* said */ }
+    };
+    const form = h("form", { class: "inline code-form" },
+      field("Private room code", code), h("button", { type: "submit" }, "Join by code"),
+      h("button", { type: "button", onclick: () => byCode("watch") }, "Watch by code"));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      byCode("join");
     });
+    const ratings = Object.entries(this.app.welcome.ratings || {})
+      .filter(([, r]) => r && r.games > 0)
+      .map(([game, r]) => `${this.app.title(game)} ${r.rating.toFixed(0)} ± ${(2 * r.rd).toFixed(0)} (${r.games} rated ${r.games === 1 ? "game" : "games"})`);
     fill(this.mineEl,
       rooms.length ? h("div", { class: "resume" }, h("h3", {}, "Your unfinished games"),
         h("ul", { class: "plain" }, rooms.map((r) => h("li", {},
           h("button", { type: "button", onclick: () => this.app.go(this.app.roomPath(r)) }, `Resume room ${r}`))))) : null,
+      ratings.length ? h("p", { class: "my-rating" }, `Your rating: ${ratings.join(", ")}`) : null,
       form);
   }
 
@@ -150,26 +161,45 @@ export class Lobby {
 
   roomRow(room) {
     const spec = this.app.game(room.game);
-    const seats = room.seats.map((s) => (s.name ? s.name + (s.bot ? "" : s.connected ? "" : " (away)") : "open"));
+    const seats = room.seats.map((s) => {
+      if (!s.name) return "open";
+      if (s.bot) return s.name;
+      if (!s.taken) return `${s.name} (reserved)`;
+      return s.connected ? s.name : `${s.name} (away)`;
+    });
     const open = room.seats.some((s) => !s.taken && !s.name);
     const status = { waiting: "waiting for players", playing: room.paused ? `playing (paused: ${room.paused})` : "playing", over: "over" }[room.status] || room.status;
     const options = changedOptions(spec, room.options);
     const label = `${spec ? spec.title : room.game} ${room.room}`;
     const actions = [];
     if (room.status === "waiting" && open) {
-      actions.push(h("button", { type: "button", class: "primary", "aria-label": `Join ${label}`, onclick: () => this.app.go(this.app.roomPath(room.room)) }, "Join"));
+      actions.push(h("button", { type: "button", class: "primary", "aria-label": `Join ${label}`, onclick: () => this.joinRoom(room.room) }, "Join"));
     }
     if (room.status !== "over") {
       actions.push(h("button", { type: "button", "aria-label": `Watch ${label}`, onclick: () => this.app.go(this.app.roomPath(room.room)) }, "Watch"));
     } else {
       actions.push(h("button", { type: "button", "aria-label": `Replay ${label}`, onclick: () => this.app.go(`/#replay=${encodeURIComponent(room.room)}`) }, "Replay"));
     }
-    return h("li", { class: "room-row", dataset: { room: room.room } },
+    const mine = (this.app.welcome.rooms || []).includes(room.room)
+      || room.seats.some((s) => s.name === this.app.player);
+    return h("li", { class: mine ? "room-row mine-row" : "room-row", dataset: { room: room.room } },
       h("div", { class: "room-main" },
         h("strong", {}, spec ? spec.title : room.game), " ", h("span", { class: "room-id" }, room.room),
+        mine ? h("span", { class: "tag" }, " · yours") : null,
         h("div", { class: "room-meta" }, `${status} · ${seats.join(", ")} · ${room.spectators} watching`
           + (options ? ` · ${options}` : ""))),
       h("div", { class: "room-buttons" }, actions));
+  }
+
+  /** Take any open seat of a listed room, and go there. */
+  async joinRoom(room) {
+    try {
+      const reply = await this.request({ t: "join", room });
+      this.app.pendingJoined = reply;
+      this.app.go(this.app.roomPath(room));
+    } catch (_) {
+      this.fetchRooms(false).catch(() => {}); // taken meanwhile: show the list as it is now
+    }
   }
 
   // -- a new game ------------------------------------------------------------------------

@@ -105,8 +105,10 @@ export class RoomScreen {
       }
       const reply = await this.app.conn.request({ t: "watch", ...this.where() });
       await this.joined(reply);
-      if (reply.seat === null && reply.view.status === "waiting" && (reply.view.waiting_for || []).length) {
-        this.offerSeats(reply.view.waiting_for);
+      if (reply.seat === null && reply.view.status === "waiting") {
+        // the summary, when it came meanwhile, knows which open seats are reserved for others
+        const open = this.summary ? this.openSeats() : reply.view.waiting_for || [];
+        if (open.length) this.offerSeats(open);
       }
     } catch (err) {
       this.failed(err);
@@ -150,7 +152,6 @@ export class RoomScreen {
       const reply = await this.app.conn.request({ t: "join", ...this.where(), seat });
       this.choiceEl.hidden = true;
       await this.joined(reply);
-      this.app.say(`You sit in seat ${seat + 1}.`);
     } catch (err) {
       this.app.say(err.message, "error");
       if (err.code === "seat_taken" || err.code === "room_full") this.resync();
@@ -161,6 +162,7 @@ export class RoomScreen {
   async joined(reply) {
     if (this.destroyed) return;
     const first = !this.member;
+    const seatBefore = this.seat;
     this.member = true;
     this.room = reply.room;
     this.seat = reply.seat;
@@ -173,17 +175,32 @@ export class RoomScreen {
     this.seq = reply.seq;
     this.view = reply.view;
     this.noteClock(reply.view);
-    if (!this.handle || wasSeat !== this.seat || this.mountedGame !== game) {
-      await this.mount(game);
-    } else {
-      this.safeUpdate(this.view, []);
-    }
-    if (first) this.log(this.seat === null ? "You are watching." : `You play seat ${this.seat + 1}.`);
+    if (!this.board) this.board = await loadBoard(game); // its describe() tells the events
+    if (this.destroyed) return;
+    await this.draw(game, wasSeat, []);
+    if (first || seatBefore !== this.seat) this.log(this.seat === null ? "You are watching." : `You play seat ${this.seat + 1}.`);
     this.showInfo();
     this.showState([]);
   }
 
-  async mount(game) {
+  /** The board for the view held: a waiting room's view has only the fields every game
+   * shares (no board to draw), so the shell shows who is awaited until play starts. */
+  async draw(game, wasSeat, events) {
+    if (this.view.status === "waiting") {
+      this.unmount();
+      const open = (this.view.waiting_for || []).map((i) => i + 1);
+      fill(this.boardEl, h("div", { class: "waiting card" },
+        h("p", {}, "The game starts when every seat is taken."),
+        open.length ? h("p", {}, `Open: ${open.length === 1 ? "seat" : "seats"} ${open.join(", ")}.`) : null,
+        h("p", { class: "note" }, "Send the room's link to whoever you are waiting for (Copy link).")));
+      this.mountedGame = null;
+      return;
+    }
+    if (!this.handle || wasSeat !== this.seat || this.mountedGame !== game) await this.mount(game, events);
+    else this.safeUpdate(this.view, events);
+  }
+
+  async mount(game, events = []) {
     const board = await loadBoard(game);
     if (this.destroyed) return;
     this.unmount();
@@ -201,16 +218,17 @@ export class RoomScreen {
       enumerable: true,
       get() { return (screen.summary && screen.summary.options) || {}; },
     });
+    this.ctx = ctx;
     const mounted = mountBoard(board, this.boardEl, ctx);
     this.board = mounted.board;
     this.handle = mounted.handle;
     this.mountedSeat = this.seat;
     this.mountedGame = game;
-    this.safeUpdate(this.view, []);
+    this.safeUpdate(this.view, events);
   }
 
   prefsChanged() {
-    if (this.view) this.mount(this.view.game);
+    if (this.view && this.handle) this.mount(this.view.game);
   }
 
   safeUpdate(view, events) {
@@ -267,7 +285,8 @@ export class RoomScreen {
     this.seq = frame.seq;
     this.view = view;
     this.noteClock(view);
-    if (this.handle) this.safeUpdate(view, events);
+    if (this.handle && view.status !== "waiting") this.safeUpdate(view, events);
+    else this.draw(view.game, this.mountedSeat, events); // play starts, or still waiting
     this.narrate(events, view);
     this.showState(events);
   }
@@ -338,6 +357,8 @@ export class RoomScreen {
     const v = this.view;
     const game = (s && s.game) || (v && v.game);
     this.titleEl.textContent = `${this.app.title(game)} — room ${this.room}`;
+    const turn = v && v.status === "playing" && this.seat !== null && v.to_move === this.seat;
+    this.app.setTitle(`${turn ? "Your turn · " : ""}${this.app.title(game)} ${this.room}`);
     const status = v ? v.status : s && s.status;
     const bits = [];
     if (status === "waiting") bits.push("Waiting for players");
@@ -370,10 +391,11 @@ export class RoomScreen {
       const name = s ? (s.name || "open seat") : `seat ${i + 1}`;
       const turn = v && v.status === "playing" && v.to_move === i;
       const bits = [];
+      if (s && s.name && !s.taken && !s.bot) bits.push("reserved, not here yet");
       if (s && s.bot) bits.push("computer");
       if (s && s.taken && !s.bot && !s.connected) bits.push("away");
       if (i === this.seat) bits.push("you");
-      const score = v && v.scores && v.scores[i] !== undefined ? ` — ${v.scores[i]}` : "";
+      const score = v && v.status !== "waiting" && v.scores && v.scores[i] !== undefined ? ` — ${v.scores[i]}` : "";
       return h("li", { class: turn ? "seat turn" : "seat", "aria-current": turn ? "true" : null },
         h("span", { class: "seat-n" }, `${i + 1}.`), " ",
         h("span", { class: "seat-name" }, name),

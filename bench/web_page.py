@@ -1,0 +1,231 @@
+"""The web client's page: navigation to a usable lobby, and the bytes a visit costs (issue 27).
+
+    .venv/bin/python -m bench.web_page [--runs 21]
+
+A real server process (its defaults: the web client on) and headless Debian
+Chromium (tests/web/browser.py), both on loopback. Prints one JSON report.
+
+"Usable lobby" is the shell's own signal: ``#lobby`` gets ``data-ready="1"`` once
+the room list has arrived. The page asks for a name first; a script added before
+the page's own (Playwright's init script, outside the page's CSP) answers at once,
+as a player with a remembered name would click it, and records
+``performance.now()`` (milliseconds since the navigation started) at the moment
+``data-ready`` is set, from a MutationObserver: no polling in the measurement.
+
+- ``cold``: each run a new browser context (empty cache, nothing remembered), a new
+  name: the first visit's time.
+- ``warm``: the same context reloaded (the cache revalidates every file: 304s),
+  the same name resumed with its token: a second visit's time.
+- ``first_visit_bytes`` / ``second_visit_bytes``: what the network carried for the
+  page's files (Chromium's ``Network.loadingFinished`` ``encodedDataLength``:
+  headers and bodies as sent, gzip included), WebSocket traffic left out; the
+  median over the runs, with each request of the first run listed.
+
+Goals (issue 27): cold and warm median <= 300 ms; first visit <= 250 KB, second
+<= 10 KB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.helpers import ServerProcess
+from tests.web.browser import CHROMIUM, MISSING, launch
+
+READY_GOAL_MS = 300.0
+FIRST_VISIT_GOAL = 250 * 1000
+SECOND_VISIT_GOAL = 10 * 1000
+
+PLAYER = """
+(() => {
+  const name = %s;
+  let ready;
+  window.__ready = new Promise((resolve) => { ready = resolve; });
+  const answer = () => {
+    const input = document.getElementById("name");
+    if (input && !input.dataset.benchAnswered) {
+      input.dataset.benchAnswered = "1";
+      input.value = name;
+      input.form.requestSubmit();
+    }
+    const lobby = document.getElementById("lobby");
+    if (lobby && lobby.dataset.ready === "1" && window.__readyAt === undefined) {
+      window.__readyAt = performance.now();
+      ready(window.__readyAt);
+    }
+  };
+  new MutationObserver(answer).observe(document, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ["data-ready", "id"],
+  });
+})();
+"""
+"""Answers the name prompt at once and notes when the lobby is ready (an init script)."""
+
+
+class Traffic:
+    """Bytes per request of one page, from the DevTools protocol's Network events."""
+
+    def __init__(self) -> None:
+        self.urls: dict[str, str] = {}
+        self.statuses: dict[str, int] = {}
+        self.sizes: dict[str, float] = {}
+        self.sockets: set[str] = set()
+
+    async def attach(self, context: Any, page: Any) -> None:
+        cdp = await context.new_cdp_session(page)
+        cdp.on("Network.requestWillBeSent", self._sent)
+        cdp.on("Network.responseReceived", self._received)
+        cdp.on("Network.loadingFinished", self._finished)
+        cdp.on("Network.webSocketCreated", lambda e: self.sockets.add(e["requestId"]))
+        await cdp.send("Network.enable")
+
+    def _sent(self, event: dict[str, Any]) -> None:
+        self.urls[event["requestId"]] = event["request"]["url"]
+
+    def _received(self, event: dict[str, Any]) -> None:
+        self.statuses[event["requestId"]] = event["response"]["status"]
+
+    def _finished(self, event: dict[str, Any]) -> None:
+        if event["requestId"] not in self.sockets:
+            self.sizes[event["requestId"]] = event["encodedDataLength"]
+
+    def reset(self) -> None:
+        self.urls.clear()
+        self.statuses.clear()
+        self.sizes.clear()
+
+    @property
+    def total(self) -> int:
+        return int(sum(self.sizes.values()))
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "url": self.urls.get(rid, "?").split("/", 3)[-1],
+                "status": self.statuses.get(rid),
+                "bytes": int(size),
+            }
+            for rid, size in sorted(self.sizes.items(), key=lambda kv: self.urls.get(kv[0], ""))
+        ]
+
+
+async def ready_ms(page: Any, timeout: float) -> float:
+    """Milliseconds from the navigation's start to the lobby's ``data-ready``."""
+    # not wait_for_function: it evaluates a string, which the page's CSP refuses
+    async with asyncio.timeout(timeout):
+        value: float = await page.evaluate("() => window.__ready")
+    return value
+
+
+async def visit(browser: Any, url: str, name: str, timeout: float) -> dict[str, Any]:
+    """One first visit and one second visit (a reload) of a new browser context."""
+    context = await browser.new_context()
+    try:
+        await context.add_init_script(PLAYER % json.dumps(name))
+        page = await context.new_page()
+        traffic = Traffic()
+        await traffic.attach(context, page)
+        started = time.perf_counter()
+        await page.goto(url)
+        cold = await ready_ms(page, timeout)
+        wall = (time.perf_counter() - started) * 1000
+        await page.wait_for_load_state("networkidle")
+        first, first_listing = traffic.total, traffic.listing()
+        traffic.reset()
+        await page.reload()
+        warm = await ready_ms(page, timeout)
+        await page.wait_for_load_state("networkidle")
+        second, second_listing = traffic.total, traffic.listing()
+        return {
+            "cold_ms": cold,
+            "cold_wall_ms": wall,
+            "warm_ms": warm,
+            "first_bytes": first,
+            "second_bytes": second,
+            "first_listing": first_listing,
+            "second_listing": second_listing,
+        }
+    finally:
+        await context.close()
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "median": round(statistics.median(ordered), 1),
+        "min": round(ordered[0], 1),
+        "max": round(ordered[-1], 1),
+    }
+
+
+async def run(a: argparse.Namespace) -> dict[str, Any]:
+    if not CHROMIUM.exists():
+        raise SystemExit(MISSING.format(path=CHROMIUM))
+    from playwright.async_api import async_playwright
+
+    with tempfile.TemporaryDirectory(prefix="tilehall-web-") as data:
+        server = ServerProcess(Path(data))
+        server.start()
+        url = f"http://127.0.0.1:{server.port}/"
+        try:
+            async with async_playwright() as playwright:
+                browser = await launch(playwright)
+                try:
+                    # one visit before measuring: Chromium's own first-start work
+                    await visit(browser, url, "Warmup", a.timeout)
+                    runs = [
+                        await visit(browser, url, f"Bench{i}", a.timeout) for i in range(a.runs)
+                    ]
+                finally:
+                    await browser.close()
+        finally:
+            server.stop()
+    cold = summary([r["cold_ms"] for r in runs])
+    warm = summary([r["warm_ms"] for r in runs])
+    first = int(statistics.median(r["first_bytes"] for r in runs))
+    second = int(statistics.median(r["second_bytes"] for r in runs))
+    return {
+        "bench": "web_page",
+        "runs": a.runs,
+        "cold_ms": cold,
+        "cold_wall_ms": summary([r["cold_wall_ms"] for r in runs]),
+        "warm_ms": warm,
+        "first_visit_bytes": first,
+        "second_visit_bytes": second,
+        "first_visit": runs[0]["first_listing"],
+        "second_visit": runs[0]["second_listing"],
+        "goals": {
+            "cold_median_le_300_ms": cold["median"] <= READY_GOAL_MS,
+            "warm_median_le_300_ms": warm["median"] <= READY_GOAL_MS,
+            "first_visit_le_250_kb": first <= FIRST_VISIT_GOAL,
+            "second_visit_le_10_kb": second <= SECOND_VISIT_GOAL,
+        },
+    }
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.web_page", description=__doc__)
+    p.add_argument("--runs", type=int, default=21, help="measured visits (default 21)")
+    p.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds to wait for the lobby (default 30)"
+    )
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    report = asyncio.run(run(parse_args(argv)))
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
