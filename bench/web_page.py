@@ -16,6 +16,9 @@ as a player with a remembered name would click it, and records
   name: the first visit's time.
 - ``warm``: the same context reloaded (the cache revalidates every file: 304s),
   the same name resumed with its token: a second visit's time.
+- ``cold_server_cpu_ms``: the server process's CPU time over a first visit (its
+  files, the WebSocket handshake, the new player's ``hello``, the room list), from
+  ``/proc``: the server's share of the time, whatever the machine's load.
 - ``first_visit_bytes`` / ``second_visit_bytes``: what the network carried for the
   page's files (Chromium's ``Network.loadingFinished`` ``encodedDataLength``:
   headers and bodies as sent, gzip included), WebSocket traffic left out; the
@@ -39,6 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.web_spectators import cpu_seconds
 from tests.helpers import ServerProcess
 from tests.web.browser import CHROMIUM, MISSING, launch
 
@@ -127,7 +131,9 @@ async def ready_ms(page: Any, timeout: float) -> float:
     return value
 
 
-async def visit(browser: Any, url: str, name: str, timeout: float) -> dict[str, Any]:
+async def visit(
+    browser: Any, url: str, name: str, timeout: float, server_pid: int
+) -> dict[str, Any]:
     """One first visit and one second visit (a reload) of a new browser context."""
     context = await browser.new_context()
     try:
@@ -135,10 +141,11 @@ async def visit(browser: Any, url: str, name: str, timeout: float) -> dict[str, 
         page = await context.new_page()
         traffic = Traffic()
         await traffic.attach(context, page)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds(server_pid)
         await page.goto(url)
         cold = await ready_ms(page, timeout)
         wall = (time.perf_counter() - started) * 1000
+        server_ms = (cpu_seconds(server_pid) - cpu) * 1000
         await page.wait_for_load_state("networkidle")
         first, first_listing = traffic.total, traffic.listing()
         traffic.reset()
@@ -149,6 +156,7 @@ async def visit(browser: Any, url: str, name: str, timeout: float) -> dict[str, 
         return {
             "cold_ms": cold,
             "cold_wall_ms": wall,
+            "cold_server_cpu_ms": server_ms,
             "warm_ms": warm,
             "first_bytes": first,
             "second_bytes": second,
@@ -182,9 +190,12 @@ async def run(a: argparse.Namespace) -> dict[str, Any]:
                 browser = await launch(playwright)
                 try:
                     # one visit before measuring: Chromium's own first-start work
-                    await visit(browser, url, "Warmup", a.timeout)
+                    pid = server.pid
+                    assert pid is not None
+                    await visit(browser, url, "Warmup", a.timeout, pid)
                     runs = [
-                        await visit(browser, url, f"Bench{i}", a.timeout) for i in range(a.runs)
+                        await visit(browser, url, f"Bench{i}", a.timeout, pid)
+                        for i in range(a.runs)
                     ]
                 finally:
                     await browser.close()
@@ -199,6 +210,7 @@ async def run(a: argparse.Namespace) -> dict[str, Any]:
         "runs": a.runs,
         "cold_ms": cold,
         "cold_wall_ms": summary([r["cold_wall_ms"] for r in runs]),
+        "cold_server_cpu_ms": summary([r["cold_server_cpu_ms"] for r in runs]),
         "warm_ms": warm,
         "first_visit_bytes": first,
         "second_visit_bytes": second,

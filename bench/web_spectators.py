@@ -1,6 +1,6 @@
 """Spectators of one COMP game: does the web page's way cost the server more than the terminal's?
 
-    .venv/bin/python -m bench.web_spectators [--spectators 200] [--rounds 3] [--seconds 15]
+    .venv/bin/python -m bench.web_spectators [--spectators 200] [--rounds 3] [--seconds 20]
 
 A real server process; in each run a new Mathable room whose four seats are all
 ``COMP:easy`` plays by itself while ``--spectators`` clients of one kind watch it:
@@ -277,9 +277,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.web_spectators", description=__doc__)
     p.add_argument("--spectators", type=int, default=200, help="per run (default 200)")
     p.add_argument("--rounds", type=int, default=3, help="runs of each kind (default 3)")
-    p.add_argument("--seconds", type=float, default=15.0, help="measured per run (default 15)")
+    p.add_argument("--seconds", type=float, default=20.0, help="measured per run (default 20)")
     p.add_argument(
-        "--bot-delay", type=float, default=0.1, help="the server's pause before a COMP move"
+        "--bot-delay",
+        type=float,
+        default=0.3,
+        help="the server's pause before a COMP move (default 0.3, the server's own: at 0.1 the "
+        "200 terminal clients, in one Python process, fall seconds behind on a busy machine)",
     )
     p.add_argument(
         "--bot-think", type=float, default=0.05, help="the server's COMP thinking budget"

@@ -329,9 +329,12 @@ async def http_handler(
     """
     path = request.path.split("?", 1)[0]
     upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
-    if upgrade and path == "/":
+    if upgrade:  # at any path: a handshake elsewhere than / must not slip past a ban
         left = server.banned_for(server.address_of(connection, request))
-        return _banned(server, left) if left else None
+        if left:
+            return _banned(server, left)
+        if path == "/":
+            return None
     if path in _HEALTH:
         return _health(server, path)
     if path in ("/metrics", "/admin") or path.startswith("/admin/"):

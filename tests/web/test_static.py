@@ -422,3 +422,18 @@ async def test_the_page_names_its_static_module_graph_for_preloading(server: Ser
     assert "link" not in (await request(server.port, "/js/app.js")).headers
     revalidated = await request(server.port, "/", {"If-None-Match": page.headers["etag"]})
     assert revalidated.status == 304 and "link" not in revalidated.headers
+
+
+async def test_a_banned_address_is_refused_a_handshake_at_any_path(server: Server):
+    """The page's files are served beside the WebSocket; a ban still covers every handshake."""
+    server.ban("127.0.0.1", "a test")
+    upgrade = {
+        "Upgrade": "websocket",
+        "Connection": "Upgrade",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    }
+    for target in ("/", "/js/app.js", "/r/r0a1b2c3", "/anything"):
+        reply = await request(server.port, target, upgrade)
+        assert reply.status == 429, target
+    assert (await request(server.port, "/")).status == 200  # the page itself is not a handshake
