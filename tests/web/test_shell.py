@@ -520,3 +520,18 @@ async def test_a_waiting_room_offers_only_its_open_seats_then_draws_the_game(pag
     await expect(page.get_by_role("log")).to_contain_text("You play seat 2.")
     await bob.close()
     await cy.close()
+
+
+async def test_refreshing_the_room_list_keeps_the_keyboards_place(page: Page, url: str):
+    bob = await Raw.open(url, "Bob")
+    room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))["room"]
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    watch_button = page.get_by_role("button", name=f"Watch Mathable {room}")
+    await watch_button.focus()
+    await page.evaluate("window.before = document.activeElement")
+    await page.get_by_role("button", name="Refresh").dispatch_event("click")  # as the timer
+    await until(page, "!window.before.isConnected")  # the list was drawn anew
+    label = await page.evaluate("document.activeElement.getAttribute('aria-label')")
+    assert label == f"Watch Mathable {room}"
+    await bob.close()
