@@ -40,9 +40,6 @@ async def house(tmp_path: Path) -> AsyncIterator[House]:
     await h.close()
 
 
-_SCHEMA: helpers.FrameSchema | None = None
-
-
 @pytest.fixture(autouse=True)
 def frames_match_the_schema() -> Iterator[helpers.FrameCheck | None]:
     """Every frame a test client sends or receives is checked against the protocol's schema.
@@ -50,14 +47,11 @@ def frames_match_the_schema() -> Iterator[helpers.FrameCheck | None]:
     A frame that breaks it fails the test that produced it, with the frame and
     the schema path. ``TILEHALL_FRAME_SCHEMA=0`` turns the check off (to measure its cost).
     """
-    global _SCHEMA
     if os.environ.get("TILEHALL_FRAME_SCHEMA", "1") == "0":
         yield None
         return
-    if _SCHEMA is None:
-        _SCHEMA = helpers.FrameSchema()
     helpers.hook_frames()
-    check = helpers.FrameCheck(_SCHEMA)
+    check = helpers.FrameCheck()  # compiles the schema at the session's first frame
     helpers.FRAME_CHECK = check
     try:
         yield check

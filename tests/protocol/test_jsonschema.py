@@ -20,7 +20,7 @@ from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES, Kind, encode, sh
 from tilehall.protocol import jsonschema as generator
 from tilehall.server.games import all_games
 
-from tests.helpers import FrameCheck, FrameSchema, Raw
+from tests.helpers import FrameCheck, FrameSchema, Raw, frame_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "protocol" / "PROTOCOL.md").read_text()
@@ -31,7 +31,7 @@ BLOCKS = [
 GAME_PAGES = {
     game.name: (ROOT / "protocol" / "games" / f"{game.name}.md").read_text() for game in all_games()
 }
-SCHEMA = FrameSchema()
+SCHEMA = frame_schema()
 
 
 def _ok(side: str, msg: Any) -> bool:
@@ -186,6 +186,29 @@ def test_a_frame_broken_on_purpose_is_rejected(side, why, bad):
     problem = SCHEMA.problem(side, bad)
     assert problem is not None, (why, bad)
     assert "schema:" in problem  # says where in the schema
+
+
+def _fast_verdict(side: str, msg: Any) -> bool:
+    try:
+        SCHEMA.fast({side: msg})
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("side", "msg"), [(s, m) for s, m in BLOCKS] + [(p.values[0], p.values[2]) for p in MUTATED]
+)
+def test_the_fast_validator_agrees_with_the_reference(side, msg):
+    """fastjsonschema reads a draft-07 translation: it must judge as jsonschema (2020-12) does."""
+    reference = SCHEMA.validators[side].is_valid(msg)
+    assert _fast_verdict(side, msg) == reference
+
+
+def test_the_fast_validator_is_checked_by_the_reference_on_integral_floats():
+    ping = {"t": "ping", "id": 7.0}
+    assert _fast_verdict("client", ping)  # draft-07: 7.0 is an integer
+    assert SCHEMA.problem("client", ping) is not None  # msgpack, and the reference: it is not
 
 
 def test_there_are_mutations_of_each_kind():
