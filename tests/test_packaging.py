@@ -84,6 +84,7 @@ def installed(tmp_path_factory) -> Path:
     return target
 
 
+@pytest.mark.slow  # a pip install
 def test_the_install_puts_only_tilehall_at_the_top(installed):
     top = {p.name for p in installed.iterdir() if p.name != "bin"}
     assert top == {"tilehall", f"tilehall-{PYPROJECT['project']['version']}.dist-info"}
@@ -104,6 +105,7 @@ def _run_installed(installed: Path, *code: str) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.slow  # a pip install
 def test_python_m_tilehall_server_runs_from_the_install(installed):
     done = _run_installed(installed, "-m", "tilehall.server", "--help")
     assert done.returncode == 0, done.stderr
@@ -111,6 +113,7 @@ def test_python_m_tilehall_server_runs_from_the_install(installed):
     assert str(ROOT) not in done.stdout + done.stderr
 
 
+@pytest.mark.slow  # a pip install
 def test_every_console_script_points_into_the_namespace_and_starts(installed):
     dist = installed / f"tilehall-{PYPROJECT['project']['version']}.dist-info"
     entry_points = configparser.ConfigParser()

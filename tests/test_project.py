@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests import typecheck
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +43,7 @@ def test_ruff_is_clean():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+@pytest.mark.slow  # mypy over the whole tree
 def test_mypy_strict_is_clean():
     out = typecheck.run()
     assert out.returncode == 0, out.stdout + out.stderr

@@ -29,6 +29,7 @@ from tilehall.clients.cli.widgets import StatusLine
 from tilehall.clients.config import DEFAULT_URL, load_identity, save_identity
 from tilehall.clients.connection import Connection, ConnectionLost, ServerError
 from tilehall.clients.model import LobbyModel, RoomModel
+from tilehall.clients.words import error_text
 from tilehall.protocol import ErrorCode
 
 __all__ = ["Frame", "TilehallApp", "main", "parse_args"]
@@ -132,11 +133,7 @@ class TilehallApp(App[None]):
                 if exc.code not in NAME_PROBLEMS:
                     raise
                 token = None
-                problem = (
-                    exc.message
-                    if exc.code != ErrorCode.BAD_TOKEN
-                    else ("the server no longer knows you; choose a name")
-                )
+                problem = error_text(exc.code, exc.message)
                 continue
             except (OSError, TimeoutError) as exc:
                 self.link = "offline"
@@ -183,20 +180,23 @@ class TilehallApp(App[None]):
         try:
             return await self.conn.request(msg)
         except ServerError as exc:
-            self.refuse(exc.message, title=exc.code)
+            self.refuse(error_text(exc.code, exc.message, game=msg.get("game")))
         except (ConnectionLost, TimeoutError):
             self.refuse("no answer from the server")
         return None
 
-    async def act(self, room: str, action: dict[str, Any]) -> bool:
-        """Send a game action; whether it was accepted. Its update arrives as a Frame."""
+    async def act(self, room: str, action: dict[str, Any], *, game: str | None = None) -> bool:
+        """Send a game action; whether it was accepted. Its update arrives as a Frame.
+
+        ``game``: the room's, so that a refusal names its squares and tiles as its board does.
+        """
         if self.conn is None:
             self.refuse("not connected yet")
             return False
         try:
             await self.conn.act(room, action)
         except ServerError as exc:
-            self.refuse(exc.message, title=exc.code)
+            self.refuse(error_text(exc.code, exc.message, game=game))
             return False
         except (ConnectionLost, TimeoutError):
             self.refuse("no answer from the server")

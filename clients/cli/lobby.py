@@ -22,6 +22,7 @@ from tilehall.clients.cli.app import Frame
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.widgets import Choice, PagedScreen, StatusLine
 from tilehall.clients.model import LobbyModel, seat_label
+from tilehall.clients.words import quick_fields, quick_note, quick_request
 
 if TYPE_CHECKING:
     from tilehall.clients.cli.app import TilehallApp
@@ -273,6 +274,10 @@ class CreateScreen(ModalScreen[dict[str, Any] | None]):
         self.dismiss(None)
 
 
+_QUICK_IDS = {"seats": "quick-seats", "level": "quick-level", "bots_after": "wait"}
+"""The quick-game form's fields (:func:`~tilehall.clients.words.quick_fields`) by widget id."""
+
+
 class QuickScreen(ModalScreen[dict[str, Any] | None]):
     """Quick game: pick a game (for a game of several seats, how many and the bots' level).
 
@@ -285,8 +290,6 @@ class QuickScreen(ModalScreen[dict[str, Any] | None]):
         Binding("escape", "cancel", "cancel"),
         Binding("enter", "submit", "play"),
     ]
-    WAITS = (30, 10, 60, 120)
-    """Seconds to wait for people before COMP players take the open seats."""
 
     def __init__(self, games: dict[str, dict[str, Any]]) -> None:
         super().__init__()
@@ -321,31 +324,16 @@ class QuickScreen(ModalScreen[dict[str, Any] | None]):
         game = self.games[game_name]
         fields = self.query_one("#quick-fields", Vertical)
         await fields.remove_children()
-        lo, hi = game.get("min_seats", 1), game.get("max_seats", 1)
-        rows: list[Horizontal] = []
-        if hi > 1:
-            levels = list(game.get("bots") or ["normal"])
-            rows = [
-                Horizontal(
-                    Label("seats", classes="key"),
-                    Choice(list(range(lo, hi + 1)), value=lo, id="quick-seats"),
-                ),
-                Horizontal(
-                    Label("bots' level", classes="key"),
-                    Choice(levels, value="normal", id="quick-level"),
-                ),
-                Horizontal(
-                    Label("bots after", classes="key"),
-                    Choice(list(self.WAITS), labels=[f"{w} s" for w in self.WAITS], id="wait"),
-                ),
-            ]
-            note = "You join an open room like this, or open one; COMP takes seats left."
-        else:
-            note = "A game of one: it starts at once."
-        for row in rows:
-            row.add_class("row")
+        rows = [
+            Horizontal(
+                Label(f.label, classes="key"),
+                Choice(f.choices, labels=f.labels, value=f.default, id=_QUICK_IDS[f.key]),
+                classes="row",
+            )
+            for f in quick_fields(game)
+        ]
         await fields.mount_all(rows)
-        self.query_one("#quick-note", Label).update(note)
+        self.query_one("#quick-note", Label).update(quick_note(game))
 
     @on(Choice.Changed, "#game")
     async def game_changed(self, event: Choice.Changed) -> None:
@@ -354,13 +342,11 @@ class QuickScreen(ModalScreen[dict[str, Any] | None]):
 
     def request(self) -> dict[str, Any]:
         """The ``match`` request the form says."""
-        game = self.game
-        msg: dict[str, Any] = {"t": "match", "game": game["name"]}
-        if game.get("max_seats", 1) > 1:
-            msg["seats"] = self.query_one("#quick-seats", Choice).value
-            msg["level"] = self.query_one("#quick-level", Choice).value
-            msg["bots_after"] = self.query_one("#wait", Choice).value
-        return msg
+        chosen = {
+            f.key: self.query_one(f"#{_QUICK_IDS[f.key]}", Choice).value
+            for f in quick_fields(self.game)
+        }
+        return quick_request(self.game, **chosen)
 
     def action_submit(self) -> None:
         self.dismiss(self.request())

@@ -8,6 +8,8 @@ stones read as a colour letter plus a symbol digit, Lines chips as symbols.
 
 from __future__ import annotations
 
+from tilehall.clients.words import column_letter, square
+
 __all__ = [
     "CHIP_COLOURS",
     "CHIP_SYMBOLS",
@@ -45,15 +47,12 @@ CHIP_SYMBOLS = " @#%&*+=$^"
 
 def cell_letter(col: int) -> str:
     """A column's letter (``0`` -> ``a``), as boards drawn with labels show it."""
-    return chr(ord("a") + col) if 0 <= col < 26 else str(col)
+    return column_letter(col)
 
 
 def cell_name(cell: list[int] | tuple[int, int] | None) -> str:
     """A square as people say it: column letter, row number from 1 (``[6, 7]`` -> ``h7``)."""
-    if cell is None:
-        return "-"
-    r, c = cell[0], cell[1]
-    return f"{cell_letter(c)}{r + 1}" if 0 <= c < 26 else f"{r},{c}"
+    return square(cell)
 
 
 def stone(colour: int, symbol: int, mono: bool) -> tuple[str, str]:

@@ -28,6 +28,7 @@ from tilehall.clients.pygame.net import Net, NullNet
 from tilehall.clients.pygame.scenes import scene_for
 from tilehall.clients.pygame.scenes.base import GameScene, Scene
 from tilehall.clients.pygame.scenes.lobby import LobbyScene, NameScene
+from tilehall.clients.words import error_text
 
 __all__ = ["App", "NetLike", "main", "parse_args"]
 
@@ -181,7 +182,7 @@ class App:
             self.online = False
             self.offline_reason = "disconnected"
         elif t == "_hello_failed":
-            self.scene = NameScene(self, f"{msg['code']}: {msg['message']}")
+            self.scene = NameScene(self, error_text(msg["code"], msg["message"]))
             return
         elif t == "joined":
             self.lobby.apply(msg)

@@ -41,6 +41,7 @@ __all__ = [
     "room_from_row",
     "room_row",
     "score_from_row",
+    "score_row",
     "seats_json",
 ]
 
@@ -431,6 +432,20 @@ def room_from_row(row: Sequence[Any]) -> RoomRecord:
         creator=creator,
         fill_at=fill_at,
         fill_level=level,
+    )
+
+
+def score_row(score: ScoreRecord) -> tuple[Any, ...]:
+    """``score`` as the values of a ``scores`` row (what :func:`score_from_row` reads back)."""
+    return (
+        score.game,
+        score.table,
+        score.player,
+        score.name,
+        score.score,
+        score.room,
+        score.at,
+        json.dumps(score.detail),
     )
 
 

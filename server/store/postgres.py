@@ -36,9 +36,8 @@ import asyncpg
 import msgpack
 from tilehall.server.names import KEYS_VERSION, folded_skeleton, name_key, skeleton
 from tilehall.server.ratings import RatedGame, Rating, rate_game
+from tilehall.server.store import queries
 from tilehall.server.store.base import (
-    FINISHED_COLUMNS,
-    RATING_COLUMNS,
     ROOM_COLUMNS,
     AppendRefused,
     FinishedRoom,
@@ -59,8 +58,10 @@ from tilehall.server.store.base import (
     room_from_row,
     room_row,
     score_from_row,
+    score_row,
     seats_json,
 )
+from tilehall.server.store.queries import POSTGRES, Queries
 
 __all__ = ["MIGRATIONS", "NodeRecord", "PostgresStore"]
 
@@ -235,7 +236,9 @@ COMMAND_TIMEOUT = 10.0
 """Seconds a statement may take before the database counts as unreachable."""
 
 _ROOM_COLUMNS = ROOM_COLUMNS
-_SCORE_COLUMNS = "game, tbl, player, name, score, room, at, detail"
+
+Q = Queries().render(POSTGRES)
+"""The statements both stores share (:mod:`tilehall.server.store.queries`), in its spelling."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -373,8 +376,7 @@ class PostgresStore(Store):
     async def create_player(self, name: str, token_hash: bytes, now: float) -> PlayerRecord:
         try:
             pid = await self.pool.fetchval(
-                "INSERT INTO players(name, name_key, skeleton, folded, token_hash, created_at)"
-                " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                Q.create_player,
                 name,
                 name_key(name),
                 skeleton(name),
@@ -388,9 +390,7 @@ class PostgresStore(Store):
 
     @_guarded
     async def player_by_token(self, token_hash: bytes) -> PlayerRecord | None:
-        row = await self.pool.fetchrow(
-            "SELECT id, name FROM players WHERE token_hash = $1", token_hash
-        )
+        row = await self.pool.fetchrow(Q.player_by_token, token_hash)
         return PlayerRecord(id=row[0], name=row[1]) if row else None
 
     # -- rooms ---------------------------------------------------------------------
@@ -398,60 +398,42 @@ class PostgresStore(Store):
     @_guarded
     async def create_room(self, room: RoomRecord) -> None:
         try:
-            await self.pool.execute(
-                f"INSERT INTO rooms({_ROOM_COLUMNS})"  # options and seats: jsonb
-                " VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)",
-                *room_row(room),
-            )
+            await self.pool.execute(Q.create_room, *room_row(room))
         except asyncpg.UniqueViolationError:  # the only unique key of rooms is its id
             raise RoomTaken(room.id) from None
 
     @_guarded
     async def set_seats(self, room: str, seats: Sequence[SeatRecord]) -> None:
-        await self.pool.execute(
-            "UPDATE rooms SET seats = $1::jsonb WHERE id = $2", seats_json(seats), room
-        )
+        await self.pool.execute(Q.set_seats, seats_json(seats), room)
 
     @_guarded
     async def set_status(self, room: str, status: str) -> None:
-        await self.pool.execute("UPDATE rooms SET status = $1 WHERE id = $2", status, room)
+        await self.pool.execute(Q.set_status, status, room)
 
     @_guarded
     async def set_fill(self, room: str, at: float) -> None:
-        await self.pool.execute("UPDATE rooms SET fill_at = $1 WHERE id = $2", at, room)
+        await self.pool.execute(Q.set_fill, at, room)
 
     @_guarded
     async def unfinished_rooms(self, node: str = "") -> list[RoomRecord]:
-        rows = await self.pool.fetch(
-            f"SELECT {_ROOM_COLUMNS} FROM rooms WHERE status <> 'over' AND node = $1"
-            " ORDER BY created_at",
-            node,
-        )
+        rows = await self.pool.fetch(Q.unfinished_rooms, node)
         return [room_from_row(row) for row in rows]
 
     @_guarded
     async def room(self, room: str) -> RoomRecord | None:
-        row = await self.pool.fetchrow(f"SELECT {_ROOM_COLUMNS} FROM rooms WHERE id = $1", room)
+        row = await self.pool.fetchrow(Q.room, room)
         return room_from_row(row) if row else None
 
     @_guarded
     async def open_rooms_of(self, creator: int) -> int:
-        count: int = await self.pool.fetchval(
-            "SELECT count(*) FROM rooms WHERE creator = $1 AND status <> 'over'", creator
-        )
+        count: int = await self.pool.fetchval(Q.open_rooms_of, creator)
         return count
 
     @_guarded
     async def claim_room(self, room: str, old_node: str, new_node: str) -> RoomRecord | None:
         # Concurrent claimants queue on the row lock; once the first commits, the
         # others re-check ``node = old_node``, find it false and get no row.
-        row = await self.pool.fetchrow(
-            f"UPDATE rooms SET node = $3 WHERE id = $1 AND node = $2 AND status <> 'over'"
-            f" RETURNING {_ROOM_COLUMNS}",
-            room,
-            old_node,
-            new_node,
-        )
+        row = await self.pool.fetchrow(Q.claim_room, new_node, room, old_node)
         return room_from_row(row) if row else None
 
     # -- cluster nodes and their leases -----------------------------------------------
@@ -590,7 +572,8 @@ class PostgresStore(Store):
     async def unfinished_by_node(self) -> dict[str, list[str]]:
         """Every unfinished room's id, by the node that hosts it (cluster-wide listings)."""
         rows = await self.pool.fetch(
-            "SELECT node, id FROM rooms WHERE status <> 'over' ORDER BY node, created_at"
+            "SELECT node, id FROM rooms WHERE status <> 'over'"
+            ' ORDER BY node, created_at, id COLLATE "C"'
         )
         out: dict[str, list[str]] = {}
         for node, rid in rows:
@@ -655,9 +638,7 @@ class PostgresStore(Store):
 
     @_guarded
     async def journal(self, room: str) -> list[JournalEntry]:
-        rows = await self.pool.fetch(
-            "SELECT seq, seat, action, at FROM journal WHERE room = $1 ORDER BY seq", room
-        )
+        rows = await self.pool.fetch(Q.journal, room)
         return [
             JournalEntry(
                 room=room,
@@ -705,25 +686,12 @@ class PostgresStore(Store):
         rated: RatedGame | None,
     ) -> None:
         async with self.pool.acquire() as conn, conn.transaction():
-            done = await conn.execute(
-                "UPDATE rooms SET status = 'over', finished_at = $1, result = $2::jsonb"
-                " WHERE id = $3 AND status <> 'over'",
-                now,
-                json.dumps(result),
-                room,
-            )
+            done = await conn.execute(Q.finish_room, now, json.dumps(result), room)
             if done != "UPDATE 1":
                 return  # over already (a finish done again): no score twice
             await conn.execute(_PLAYED, room)
             if scores:
-                await conn.executemany(
-                    f"INSERT INTO scores({_SCORE_COLUMNS})"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)",
-                    [
-                        (s.game, s.table, s.player, s.name, s.score, s.room, s.at, _json(s))
-                        for s in scores
-                    ],
-                )
+                await conn.executemany(Q.insert_score, [score_row(s) for s in scores])
             if rated is not None:
                 await _rate(conn, rated, now)
 
@@ -732,51 +700,31 @@ class PostgresStore(Store):
         self, game: str, table: str, limit: int = 10, *, bots: bool = False
     ) -> list[ScoreRecord]:
         await self._settled()
-        columns = ", ".join(f"s.{c}" for c in _SCORE_COLUMNS.split(", "))
-        rows = await self.pool.fetch(
-            f"SELECT {columns} FROM scores s JOIN players p ON p.id = s.player"
-            " WHERE s.game = $1 AND s.tbl = $2 AND p.bot = $4"
-            " ORDER BY s.score DESC, s.at ASC, s.id ASC LIMIT $3",
-            game,
-            table,
-            limit,
-            bots,
-        )
+        rows = await self.pool.fetch(Q.top_scores, game, table, bots, limit)
         return [score_from_row(row) for row in rows]
 
     @_guarded
     async def mark_bot(self, player: int) -> None:
-        await self.pool.execute("UPDATE players SET bot = true WHERE id = $1 AND NOT bot", player)
+        await self.pool.execute(Q.mark_bot, player)
 
     @_guarded
     async def best_of(self, game: str, player: int) -> list[ScoreRecord]:
         await self._settled()
-        rows = await self.pool.fetch(
-            f"SELECT DISTINCT ON (tbl) {_SCORE_COLUMNS} FROM scores"
-            " WHERE game = $1 AND player = $2 ORDER BY tbl, score DESC, id ASC",
-            game,
-            player,
-        )
+        rows = await self.pool.fetch(Q.best_of, game, player)
         return [score_from_row(row) for row in rows]
 
     @_guarded
     async def score_tables(self, game: str) -> list[str]:
         await self._settled()
-        rows = await self.pool.fetch(
-            "SELECT DISTINCT tbl FROM scores WHERE game = $1 ORDER BY tbl", game
-        )
+        rows = await self.pool.fetch(Q.score_tables, game)
         return [row[0] for row in rows]
 
     # -- history and replays -------------------------------------------------------------
 
     @_guarded
     async def player_by_name(self, name: str) -> PlayerRecord | None:
-        row = await self.pool.fetchrow(
-            "SELECT id, name FROM players WHERE name_key = $1 OR skeleton = $2"
-            " ORDER BY name_key = $1 DESC LIMIT 1",
-            name_key(name),
-            skeleton(name),
-        )
+        key = name_key(name)
+        row = await self.pool.fetchrow(Q.player_by_name, key, skeleton(name), key)
         return PlayerRecord(id=row[0], name=row[1]) if row else None
 
     @_guarded
@@ -790,47 +738,19 @@ class PostgresStore(Store):
         private: bool = False,
     ) -> list[FinishedRoom]:
         await self._settled()
-        where: list[str] = ["rp.player = $1"]
-        args: list[Any] = [player]
-        if game is not None:
-            args.append(game)
-            where.append(f"rp.game = ${len(args)}")
-        if before is not None:
-            args.extend(before)
-            where.append(f"(rp.finished_at, rp.room) < (${len(args) - 1}, ${len(args)})")
-        if not private:
-            where.append("r.private_code IS NULL")
-        args.append(limit)
-        rows = await self.pool.fetch(
-            f"SELECT {FINISHED_COLUMNS} FROM room_players rp JOIN rooms r ON r.id = rp.room"
-            f" WHERE {' AND '.join(where)}"
-            f" ORDER BY rp.finished_at DESC, rp.room DESC LIMIT ${len(args)}",
-            *args,
+        sql, args = queries.history(
+            POSTGRES, player, game=game, limit=limit, before=before, private=private
         )
+        rows = await self.pool.fetch(sql, *args)
         return [finished_from_row(row) for row in rows]
 
     @_guarded
     async def purge_journals(self, finished_before: float, batch: int = 100) -> int:
         async with self.pool.acquire() as conn, conn.transaction():
-            rooms = [
-                row[0]
-                for row in await conn.fetch(
-                    "SELECT DISTINCT room FROM room_players WHERE finished_at < $1 LIMIT $2",
-                    finished_before,
-                    batch,
-                )
-            ]
-            # rooms played before history was kept, or by bots alone, have no room_players
+            rooms = [row[0] for row in await conn.fetch(Q.purge_listed, finished_before, batch)]
             rooms += [
                 row[0]
-                for row in await conn.fetch(
-                    "SELECT id FROM rooms r WHERE status = 'over' AND finished_at < $1"
-                    " AND EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id)"
-                    " AND NOT EXISTS (SELECT 1 FROM room_players p WHERE p.room = r.id)"
-                    " LIMIT $2",
-                    finished_before,
-                    batch - len(rooms),
-                )
+                for row in await conn.fetch(Q.purge_unlisted, finished_before, batch - len(rooms))
             ]
             await conn.execute("DELETE FROM journal WHERE room = ANY($1::text[])", rooms)
             await conn.execute("DELETE FROM room_players WHERE room = ANY($1::text[])", rooms)
@@ -841,11 +761,7 @@ class PostgresStore(Store):
     @_guarded
     async def ratings_of(self, player: int) -> dict[str, RatingRecord]:
         await self._settled()
-        rows = await self.pool.fetch(
-            f"SELECT {RATING_COLUMNS} FROM ratings r JOIN players p ON p.id = r.player"
-            " WHERE r.player = $1 ORDER BY r.game",
-            player,
-        )
+        rows = await self.pool.fetch(Q.ratings_of, player)
         return {row[2]: rating_from_row(row) for row in rows}
 
     @_guarded
@@ -853,19 +769,8 @@ class PostgresStore(Store):
         self, game: str, limit: int, after: tuple[float, str] | None = None
     ) -> list[RatingRecord]:
         await self._settled()
-        # Names in code-point order ("C"), as SQLite's BINARY: the database's own
-        # collation would order them by its locale, and differently on each server.
         rating, name = after or (math.inf, "")  # before the first page: above everyone
-        rows = await self.pool.fetch(
-            f"SELECT {RATING_COLUMNS} FROM ratings r JOIN players p ON p.id = r.player"
-            " WHERE r.game = $1 AND r.games > 0 AND NOT p.bot"
-            ' AND (r.rating < $2 OR (r.rating = $2 AND p.name COLLATE "C" > $3))'
-            ' ORDER BY r.rating DESC, p.name COLLATE "C" ASC LIMIT $4',
-            game,
-            rating,
-            name,
-            limit,
-        )
+        rows = await self.pool.fetch(Q.leaderboard, game, rating, rating, name, limit)
         return [rating_from_row(row) for row in rows]
 
 
@@ -928,7 +833,3 @@ async def _rate(conn: asyncpg.Connection, game: RatedGame, now: float) -> None:
 
 _NEW = (Rating().rating, Rating().rd, Rating().vol)
 """A new player's rating, deviation and volatility, as a new row's values."""
-
-
-def _json(score: ScoreRecord) -> str:
-    return json.dumps(score.detail)

@@ -26,10 +26,8 @@ import msgpack
 from tilehall.server.files import create_private, private_dir, private_file
 from tilehall.server.names import KEYS_VERSION, folded_skeleton, name_key, skeleton
 from tilehall.server.ratings import RatedGame, Rating, rate_game
+from tilehall.server.store import queries
 from tilehall.server.store.base import (
-    FINISHED_COLUMNS,
-    RATING_COLUMNS,
-    ROOM_COLUMNS,
     AppendRefused,
     FinishedRoom,
     JournalEntry,
@@ -49,8 +47,10 @@ from tilehall.server.store.base import (
     room_from_row,
     room_row,
     score_from_row,
+    score_row,
     seats_json,
 )
+from tilehall.server.store.queries import SQLITE, Queries
 
 __all__ = ["SQLiteStore"]
 
@@ -62,6 +62,9 @@ _Work = tuple[Callable[..., Any] | None, Any, "asyncio.Future[Any]"]
 
 
 log = logging.getLogger(__name__)
+
+Q = Queries().render(SQLITE)
+"""The statements both stores share (:mod:`tilehall.server.store.queries`), as SQLite reads them."""
 
 # Each entry brings the schema from version i to i + 1. Never edit a shipped one.
 MIGRATIONS: tuple[str, ...] = (
@@ -389,23 +392,19 @@ class SQLiteStore(Store):
     async def create_player(self, name: str, token_hash: bytes, now: float) -> PlayerRecord:
         def work(db: sqlite3.Connection) -> PlayerRecord:
             try:
-                cur = db.execute(
-                    "INSERT INTO players(name, name_key, skeleton, folded, token_hash,"
-                    " created_at) VALUES (?,?,?,?,?,?)",
+                row = db.execute(
+                    Q.create_player,
                     (name, name_key(name), skeleton(name), folded_skeleton(name), token_hash, now),
-                )
+                ).fetchone()
             except sqlite3.IntegrityError:
                 raise NameTaken(name) from None
-            assert cur.lastrowid is not None
-            return PlayerRecord(id=cur.lastrowid, name=name)
+            return PlayerRecord(id=row[0], name=name)
 
         return await self._run(self._tx, work)
 
     async def player_by_token(self, token_hash: bytes) -> PlayerRecord | None:
         def work() -> PlayerRecord | None:
-            row = self.db.execute(
-                "SELECT id, name FROM players WHERE token_hash = ?", (token_hash,)
-            ).fetchone()
+            row = self.db.execute(Q.player_by_token, (token_hash,)).fetchone()
             return PlayerRecord(id=row[0], name=row[1]) if row else None
 
         return await self._run(work)
@@ -415,10 +414,7 @@ class SQLiteStore(Store):
     async def create_room(self, room: RoomRecord) -> None:
         def work(db: sqlite3.Connection) -> None:
             try:
-                db.execute(
-                    f"INSERT INTO rooms({ROOM_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    room_row(room),
-                )
+                db.execute(Q.create_room, room_row(room))
             except sqlite3.IntegrityError as exc:
                 if exc.sqlite_errorname == "SQLITE_CONSTRAINT_PRIMARYKEY":  # the id, the only key
                     raise RoomTaken(room.id) from None
@@ -428,59 +424,46 @@ class SQLiteStore(Store):
 
     async def set_seats(self, room: str, seats: Sequence[SeatRecord]) -> None:
         def work(db: sqlite3.Connection) -> None:
-            db.execute("UPDATE rooms SET seats = ? WHERE id = ?", (seats_json(seats), room))
+            db.execute(Q.set_seats, (seats_json(seats), room))
 
         await self._run(self._tx, work)
 
     async def set_status(self, room: str, status: str) -> None:
         def work(db: sqlite3.Connection) -> None:
-            db.execute("UPDATE rooms SET status = ? WHERE id = ?", (status, room))
+            db.execute(Q.set_status, (status, room))
 
         await self._run(self._tx, work)
 
     async def set_fill(self, room: str, at: float) -> None:
         def work(db: sqlite3.Connection) -> None:
-            db.execute("UPDATE rooms SET fill_at = ? WHERE id = ?", (at, room))
+            db.execute(Q.set_fill, (at, room))
 
         await self._run(self._tx, work)
 
     async def unfinished_rooms(self, node: str = "") -> list[RoomRecord]:
         def work() -> list[RoomRecord]:
-            rows = self.db.execute(
-                f"SELECT {ROOM_COLUMNS}"
-                " FROM rooms WHERE status != 'over' AND node = ? ORDER BY created_at",
-                (node,),
-            ).fetchall()
+            rows = self.db.execute(Q.unfinished_rooms, (node,)).fetchall()
             return [room_from_row(row) for row in rows]
 
         return await self._run(work)
 
     async def claim_room(self, room: str, old_node: str, new_node: str) -> RoomRecord | None:
         def work(db: sqlite3.Connection) -> RoomRecord | None:
-            row = db.execute(
-                "UPDATE rooms SET node = ? WHERE id = ? AND node = ? AND status != 'over'"
-                f" RETURNING {ROOM_COLUMNS}",
-                (new_node, room, old_node),
-            ).fetchone()
+            row = db.execute(Q.claim_room, (new_node, room, old_node)).fetchone()
             return room_from_row(row) if row else None
 
         return await self._run(self._tx, work)
 
     async def room(self, room: str) -> RoomRecord | None:
         def work() -> RoomRecord | None:
-            row = self.db.execute(
-                f"SELECT {ROOM_COLUMNS} FROM rooms WHERE id = ?",
-                (room,),
-            ).fetchone()
+            row = self.db.execute(Q.room, (room,)).fetchone()
             return room_from_row(row) if row else None
 
         return await self._run(work)
 
     async def open_rooms_of(self, creator: int) -> int:
         def work() -> int:
-            row = self.db.execute(
-                "SELECT count(*) FROM rooms WHERE creator = ? AND status != 'over'", (creator,)
-            ).fetchone()
+            row = self.db.execute(Q.open_rooms_of, (creator,)).fetchone()
             return int(row[0])
 
         return await self._run(work)
@@ -500,9 +483,7 @@ class SQLiteStore(Store):
 
     async def journal(self, room: str) -> list[JournalEntry]:
         def work() -> list[JournalEntry]:
-            rows = self.db.execute(
-                "SELECT seq, seat, action, at FROM journal WHERE room = ? ORDER BY seq", (room,)
-            ).fetchall()
+            rows = self.db.execute(Q.journal, (room,)).fetchall()
             return [
                 JournalEntry(
                     room=room,
@@ -528,22 +509,11 @@ class SQLiteStore(Store):
         rated: RatedGame | None = None,
     ) -> None:
         def work(db: sqlite3.Connection) -> None:
-            cur = db.execute(
-                "UPDATE rooms SET status = 'over', finished_at = ?, result = ?"
-                " WHERE id = ? AND status != 'over'",
-                (now, json.dumps(result), room),
-            )
+            cur = db.execute(Q.finish_room, (now, json.dumps(result), room))
             if cur.rowcount != 1:
                 return  # over already (a finish done again): no score twice
             db.execute(_PLAYED, (room,))
-            db.executemany(
-                "INSERT INTO scores(game, tbl, player, name, score, room, at, detail)"
-                " VALUES (?,?,?,?,?,?,?,?)",
-                [
-                    (s.game, s.table, s.player, s.name, s.score, s.room, s.at, json.dumps(s.detail))
-                    for s in scores
-                ],
-            )
+            db.executemany(Q.insert_score, [score_row(s) for s in scores])
             if rated is not None:
                 _rate(db, rated, now)
 
@@ -553,42 +523,27 @@ class SQLiteStore(Store):
         self, game: str, table: str, limit: int = 10, *, bots: bool = False
     ) -> list[ScoreRecord]:
         def work() -> list[ScoreRecord]:
-            rows = self.db.execute(
-                "SELECT s.game, s.tbl, s.player, s.name, s.score, s.room, s.at, s.detail"
-                " FROM scores s JOIN players p ON p.id = s.player"
-                " WHERE s.game = ? AND s.tbl = ? AND p.bot = ?"
-                " ORDER BY s.score DESC, s.at ASC LIMIT ?",
-                (game, table, int(bots), limit),
-            ).fetchall()
+            rows = self.db.execute(Q.top_scores, (game, table, bots, limit)).fetchall()
             return [score_from_row(row) for row in rows]
 
         return await self._run(work)
 
     async def mark_bot(self, player: int) -> None:
         def work(db: sqlite3.Connection) -> None:
-            db.execute("UPDATE players SET bot = 1 WHERE id = ? AND bot = 0", (player,))
+            db.execute(Q.mark_bot, (player,))
 
         await self._run(self._tx, work)
 
     async def best_of(self, game: str, player: int) -> list[ScoreRecord]:
         def work() -> list[ScoreRecord]:
-            rows = self.db.execute(
-                "SELECT game, tbl, player, name, score, room, at, detail FROM scores s"
-                " WHERE game = ? AND player = ? AND NOT EXISTS (SELECT 1 FROM scores t"
-                "  WHERE t.game = s.game AND t.tbl = s.tbl AND t.player = s.player"
-                "  AND (t.score > s.score OR (t.score = s.score AND t.id < s.id)))"
-                " ORDER BY tbl",
-                (game, player),
-            ).fetchall()
+            rows = self.db.execute(Q.best_of, (game, player)).fetchall()
             return [score_from_row(row) for row in rows]
 
         return await self._run(work)
 
     async def score_tables(self, game: str) -> list[str]:
         def work() -> list[str]:
-            rows = self.db.execute(
-                "SELECT DISTINCT tbl FROM scores WHERE game = ? ORDER BY tbl", (game,)
-            ).fetchall()
+            rows = self.db.execute(Q.score_tables, (game,)).fetchall()
             return [row[0] for row in rows]
 
         return await self._run(work)
@@ -597,11 +552,8 @@ class SQLiteStore(Store):
 
     async def player_by_name(self, name: str) -> PlayerRecord | None:
         def work() -> PlayerRecord | None:
-            row = self.db.execute(
-                "SELECT id, name FROM players WHERE name_key = ? OR skeleton = ?"
-                " ORDER BY name_key = ? DESC LIMIT 1",
-                (name_key(name), skeleton(name), name_key(name)),
-            ).fetchone()
+            key = name_key(name)
+            row = self.db.execute(Q.player_by_name, (key, skeleton(name), key)).fetchone()
             return PlayerRecord(id=row[0], name=row[1]) if row else None
 
         return await self._run(work)
@@ -616,45 +568,20 @@ class SQLiteStore(Store):
         private: bool = False,
     ) -> list[FinishedRoom]:
         def work() -> list[FinishedRoom]:
-            where: list[str] = ["rp.player = ?"]
-            args: list[Any] = [player]
-            if game is not None:
-                where.append("rp.game = ?")
-                args.append(game)
-            if before is not None:
-                where.append("(rp.finished_at, rp.room) < (?, ?)")
-                args.extend(before)
-            if not private:
-                where.append("r.private_code IS NULL")
-            rows = self.db.execute(
-                f"SELECT {FINISHED_COLUMNS} FROM room_players rp JOIN rooms r ON r.id = rp.room"
-                f" WHERE {' AND '.join(where)}"
-                " ORDER BY rp.finished_at DESC, rp.room DESC LIMIT ?",
-                (*args, limit),
-            ).fetchall()
+            sql, args = queries.history(
+                SQLITE, player, game=game, limit=limit, before=before, private=private
+            )
+            rows = self.db.execute(sql, args).fetchall()
             return [finished_from_row(row) for row in rows]
 
         return await self._run(work)
 
     async def purge_journals(self, finished_before: float, batch: int = 100) -> int:
         def work(db: sqlite3.Connection) -> int:
-            rooms = [
-                row[0]
-                for row in db.execute(
-                    "SELECT DISTINCT room FROM room_players WHERE finished_at < ? LIMIT ?",
-                    (finished_before, batch),
-                )
-            ]
-            # rooms played before history was kept, or by bots alone, have no room_players
+            rooms = [row[0] for row in db.execute(Q.purge_listed, (finished_before, batch))]
             rooms += [
                 row[0]
-                for row in db.execute(
-                    "SELECT id FROM rooms r WHERE status = 'over' AND finished_at < ?"
-                    " AND EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id)"
-                    " AND NOT EXISTS (SELECT 1 FROM room_players p WHERE p.room = r.id)"
-                    " LIMIT ?",
-                    (finished_before, batch - len(rooms)),
-                )
+                for row in db.execute(Q.purge_unlisted, (finished_before, batch - len(rooms)))
             ]
             for table in ("journal", "room_players"):
                 db.executemany(f"DELETE FROM {table} WHERE room = ?", [(r,) for r in rooms])
@@ -666,11 +593,7 @@ class SQLiteStore(Store):
 
     async def ratings_of(self, player: int) -> dict[str, RatingRecord]:
         def work() -> dict[str, RatingRecord]:
-            rows = self.db.execute(
-                f"SELECT {RATING_COLUMNS} FROM ratings r JOIN players p ON p.id = r.player"
-                " WHERE r.player = ? ORDER BY r.game",
-                (player,),
-            ).fetchall()
+            rows = self.db.execute(Q.ratings_of, (player,)).fetchall()
             return {row[2]: rating_from_row(row) for row in rows}
 
         return await self._run(work)
@@ -680,13 +603,7 @@ class SQLiteStore(Store):
     ) -> list[RatingRecord]:
         def work() -> list[RatingRecord]:
             rating, name = after or (math.inf, "")  # before the first page: above everyone
-            rows = self.db.execute(
-                f"SELECT {RATING_COLUMNS} FROM ratings r JOIN players p ON p.id = r.player"
-                " WHERE r.game = ? AND r.games > 0 AND p.bot = 0"
-                " AND (r.rating < ? OR (r.rating = ? AND p.name > ?))"
-                " ORDER BY r.rating DESC, p.name ASC LIMIT ?",
-                (game, rating, rating, name, limit),
-            ).fetchall()
+            rows = self.db.execute(Q.leaderboard, (game, rating, rating, name, limit)).fetchall()
             return [rating_from_row(row) for row in rows]
 
         return await self._run(work)

@@ -25,6 +25,7 @@ from tests.helpers import ROOT
 from tests.services import _pg_bin, require_mosquitto
 
 
+@pytest.mark.slow  # a benchmark run
 def test_a_quick_run_reports_real_figures(tmp_path):
     require_mosquitto()
     if _pg_bin() is None:

@@ -12,6 +12,8 @@ import math
 import subprocess
 import sys
 
+import pytest
+
 from bench.flood import (
     FRAME_GOAL,
     GAMES,
@@ -38,6 +40,7 @@ def _bystander(report: dict) -> None:
     assert by["server_act"]["flooded"]["actions"] >= by["samples"]
 
 
+@pytest.mark.slow  # a benchmark run
 async def test_listing_flood_walks_every_room_and_no_page_passes_64_kib() -> None:
     fill = ["--rooms", "600", "--wide-names"]
     report = await run_listing(
@@ -62,6 +65,7 @@ async def test_listing_flood_walks_every_room_and_no_page_passes_64_kib() -> Non
     _bystander(report)
 
 
+@pytest.mark.slow  # a benchmark run
 async def test_junk_actions_change_nothing_and_grow_nothing() -> None:
     report = await run_junk(
         parse_args(["--mode", "junk", "--junk", "150", "--flooders", "2", "--samples", "20"])
@@ -82,6 +86,7 @@ async def test_junk_actions_change_nothing_and_grow_nothing() -> None:
     _bystander(report)
 
 
+@pytest.mark.slow  # a benchmark run
 async def test_bots_of_every_game_are_never_refused_for_their_rate() -> None:
     report = await run_bots(parse_args(["--mode", "bots", "--seconds", "8"]))
     assert report["rate_limited"] == 0 and report["bans"] == 0
@@ -93,6 +98,7 @@ async def test_bots_of_every_game_are_never_refused_for_their_rate() -> None:
     assert report["moves_played"] == sum(b["moves"] for b in report["bots"].values())
 
 
+@pytest.mark.slow  # a benchmark run
 async def test_the_act_flood_is_cut_off_and_barred() -> None:
     report = await run_act(parse_args(["--samples", "20", "--flooders", "1"]))
     assert report["close_codes"].get("1008", 0) >= 1

@@ -26,6 +26,7 @@ def _percentiles(s: dict[str, float]) -> None:
     assert 0 < p50 <= p95 <= p99 <= top < 30_000, s
 
 
+@pytest.mark.slow  # a benchmark run
 async def test_short_run_reports_every_figure() -> None:
     cfg = LoadConfig(
         connections=300,

@@ -26,6 +26,8 @@ from tests.cluster.conftest import Cluster, Peer, until
 from tests.helpers import ROOT, http_get
 from tests.services import Mosquitto
 
+pytestmark = pytest.mark.slow  # server processes, a broker and PostgreSQL schemas: seconds each
+
 DEPLOY = ROOT / "deploy"
 
 

@@ -25,6 +25,8 @@ from tests.helpers import ROOT, http_get
 from tests.netfault import Gate
 from tests.services import PrivatePostgres
 
+pytestmark = pytest.mark.slow  # server processes, a broker and PostgreSQL schemas: seconds each
+
 LEASE = ("--lease", "1")
 """A short lease, so that a test outlives several without waiting long."""
 

@@ -28,6 +28,7 @@ from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.widgets import Cell, Grid, Paint, StatusLine
 from tilehall.clients.connection import ConnectionLost, ServerError
 from tilehall.clients.model import RoomModel
+from tilehall.clients.words import Tone, Words, error_text
 
 if TYPE_CHECKING:
     from tilehall.clients.cli.app import TilehallApp
@@ -186,7 +187,7 @@ class GameScreen(Screen[None]):
         try:
             await conn.rejoin(self.model.room)
         except ServerError as exc:
-            self.tapp.refuse(exc.message, title=exc.code)
+            self.tapp.refuse(error_text(exc.code, exc.message, game=self.model.game))
         except (ConnectionLost, TimeoutError):
             pass  # the reconnect rejoins every room anyway
 
@@ -290,45 +291,28 @@ class GameScreen(Screen[None]):
             text.append("p resumes\n", style="bold")
         return text
 
+    def words(self) -> Words:
+        """The room's sentences as this reader sees them (:mod:`tilehall.clients.words`)."""
+        m = self.model
+        return Words(game=m.game, name=m.name, seat=m.seat, seats=self.seats())
+
+    def narrated(self) -> list[dict[str, Any]]:
+        """The events the message line tells; a screen that plays them out later holds
+        some back."""
+        return self.model.events
+
     def narrate(self) -> Text:
-        """One line on what the last update did (from its events)."""
-        return Text()
-
-    def said(self, ev: dict[str, Any]) -> tuple[str, str] | None:
-        """The events every game may send, in words, with their style; None for the others.
-
-        Pauses, stand-ins and undos are the room's business more than the game's:
-        the screens' own :meth:`narrate` hand them here.
-        """
-        kind, m = ev.get("e"), self.model
-        if kind == "paused":
-            why = str(ev.get("why") or "")
-            return f"The clock stops: {self.pause_words(why)}", "bold"
-        if kind == "resumed":
-            paused_for = _duration(float(ev.get("paused_for") or 0))
-            return f"The clock runs again, after {paused_for}", "bold"
-        if kind == "stand_in":
-            return f"COMP plays for {m.name(ev.get('seat'))}, who is away", "bold"
-        if kind == "stand_back":
-            return f"{m.name(ev.get('seat'))} is back and plays again", "bold"
-        if kind == "undone":
-            action = ev.get("action") or {}
-            what = self.undone(action) or str(action.get("do", "a move"))
-            return f"Took back {what} (undos: {ev.get('undos')}; not eligible for records)", "bold"
-        return None
+        """One line on what the last update did (from its events), in the clients' words."""
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for i, said in enumerate(self.words().events(self.narrated())):
+            if i:
+                text.append("; ")
+            text.append(said.text, style=TONE_STYLE[said.tone])
+        return text
 
     def pause_words(self, why: str) -> str:
-        """Why the game stands still, in words (a room of several seats pauses only
-        when every player is away)."""
-        if why == "away" and self.seats() > 1:
-            return "every player is away"
-        if why == "player" and self.model.seat is not None:
-            return "you paused it"
-        return PAUSED_WHY.get(why, why)
-
-    def undone(self, action: dict[str, Any]) -> str:
-        """An undone action in words (``c6-b5``); subclasses name their moves."""
-        return ""
+        """Why the game stands still, in words."""
+        return self.words().paused(why)
 
     def undos_text(self, text: Text) -> None:
         """The side panel's count of moves taken back, and what it costs."""
@@ -400,7 +384,7 @@ class GameScreen(Screen[None]):
 
     @work(group="act")
     async def _send(self, action: dict[str, Any]) -> None:
-        await self.tapp.act(self.model.room, action)
+        await self.tapp.act(self.model.room, action, game=self.model.game)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.label(), keys_of(self), self.ABOUT))
@@ -447,15 +431,11 @@ class GameScreen(Screen[None]):
         return None if left is None else int(left + 0.999)
 
 
-PAUSED_WHY = {
-    "away": "the player is away",
-    "player": "its player paused it",
-    "unwatched": "bots only, waiting for a spectator",
+TONE_STYLE = {
+    Tone.PLAIN: "",
+    Tone.NOTE: "bold",
+    Tone.GOOD: "bold",
+    Tone.BAD: "bold",
+    Tone.QUIET: "dim",
 }
-"""Why a game stands still (a view's or room summary's ``paused``), in words."""
-
-
-def _duration(seconds: float) -> str:
-    """``42 s``, ``3 min 5 s``: how long a pause lasted."""
-    whole = round(seconds)
-    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60} s"
+"""How the message line shows each :class:`~tilehall.clients.words.Tone`."""

@@ -122,46 +122,6 @@ class IshidoScreen(GameScreen):
         text.append(f"\nCursor {cell_name(self.cursor)}", style="dim")
         return text
 
-    def narrate(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for ev in self.model.events:
-            kind = ev.get("e")
-            if kind == "placed":
-                text.append(
-                    f"{_stone_name(ev['stone'], self.mono)} on {cell_name(ev['at'])}: "
-                    f"{ev['neighbours']} neighbour{'s' if ev['neighbours'] != 1 else ''}, "
-                    f"+{ev['points']}"
-                )
-                if ev.get("fourway"):
-                    text.append(f"  4-WAY! +{ev['bonus']}", style="bold reverse")
-                text.append("  ")
-            elif kind == "help":
-                text.append(
-                    f"Best square: {cell_name(ev['at'])} (+{ev['points']}); helps used "
-                    f"{ev['helps']}",
-                    style="bold",
-                )
-            elif kind == "won":
-                text.append(
-                    f"All stones placed! Bonus {ev['bonus']}, score {ev['score']}", style="bold"
-                )
-            elif kind == "game_over" and ev.get("reason") == "quit":
-                text.append(f"Game ended: {ev['left']} left, score {ev['score']}", style="bold")
-            elif kind == "game_over":
-                text.append(
-                    f"{_stone_name(ev['stone'], self.mono)} fits nowhere: game over, "
-                    f"{ev['left']} left, bonus {ev['bonus']}, score {ev['score']}",
-                    style="bold",
-                )
-            elif (said := self.said(ev)) is not None:
-                text.append(f"{said[0]}  ", style=said[1])
-        return text
-
-    def undone(self, action: dict[str, Any]) -> str:
-        if action.get("do") == "place":
-            return f"the stone on {cell_name(action['at'])}"
-        return ""
-
     # -- input ----------------------------------------------------------------------
 
     def action_select(self) -> None:

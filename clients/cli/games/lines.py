@@ -147,28 +147,9 @@ class LinesScreen(GameScreen):
         text.append(f"\nCursor {cell_name(self.cursor)}", style="dim")
         return text
 
-    def narrate(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for ev in self.shown:
-            kind = ev.get("e")
-            if kind == "moved":
-                text.append(f"{cell_name(ev['from'])}-{cell_name(ev['to'])}  ")
-            elif kind == "removed":
-                bonus = f", streak {ev['streak']}" if ev.get("streak") else ""
-                who = "" if ev.get("by") == "move" else " (thrown)"
-                text.append(f"{ev['n']} in a line{who}: +{ev['points']}{bonus}  ", style="bold")
-            elif kind == "thrown":
-                text.append(f"{len(ev['cells'])} new chips  ", style="dim")
-            elif kind == "game_over":
-                text.append(f"Game over: score {ev['score']}", style="bold")
-            elif (said := self.said(ev)) is not None:
-                text.append(f"{said[0]}  ", style=said[1])
-        return text
-
-    def undone(self, action: dict[str, Any]) -> str:
-        if action.get("do") == "move":
-            return f"{cell_name(action['from'])}-{cell_name(action['to'])}"
-        return ""
+    def narrated(self) -> list[dict[str, Any]]:
+        """What the board shows so far: the rest is told once the move is played out."""
+        return self.shown
 
     # -- input ----------------------------------------------------------------------
 

@@ -10,12 +10,12 @@ from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
+from tilehall.clients import words
 from tilehall.clients.cli.games.shisen import ShisenScreen, as_cell, path_cells
 from tilehall.clients.cli.widgets import Cell
 
 __all__ = ["LinkSameScreen", "tile_label"]
 
-_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _COLOURS = (
     "#ff5050",
     "#50e050",
@@ -27,22 +27,11 @@ _COLOURS = (
     "#f8f8f8",
     "#b090ff",
 )
-MOVEMENT = {
-    "none": "tiles stay put",
-    "down": "columns fall down",
-    "right": "rows slide right",
-    "rows_to_middle": "rows close on the middle",
-    "cols_to_middle": "columns close on the middle",
-    "rows_to_edges": "rows go to the top/bottom",
-    "cols_to_edges": "columns go to the sides",
-    "left_down_right_up": "left falls, right rises",
-    "top_right_bottom_left": "top goes right, bottom left",
-}
-"""The movement rules (``view.movement``) in words."""
 
 
 def tile_label(kind: int) -> str:
-    return _LABELS[kind] if 0 <= kind < len(_LABELS) else str(kind)
+    """``A``..``Z``, ``0``..``9``: a LinkSame tile as its board labels it."""
+    return words.tile_label("linksame", kind)
 
 
 class LinkSameScreen(ShisenScreen):
@@ -95,7 +84,7 @@ class LinkSameScreen(ShisenScreen):
             text.append("Practice (no score)\n", style="bold")
         text.append(f"Stage  {v.get('stage', 0) + 1:>6} of {v.get('stages', 9)}\n")
         movement = str(v.get("movement", ""))
-        text.append(f"  {MOVEMENT.get(movement, movement)}\n", style="dim")
+        text.append(f"  {words.MOVEMENT.get(movement, movement)}\n", style="dim")
         text.append(f"Tiles  {v.get('tiles_left', 0):>6}\n")
         shot = self.seconds("shot_deadline")
         if timed and shot is not None:
@@ -107,39 +96,6 @@ class LinkSameScreen(ShisenScreen):
         if self.model.over:
             text.append(f"\nGame over ({v.get('end')})\n", style="bold")
         self.status_text(text)
-        return text
-
-    def narrate(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for ev in self.model.events:
-            kind = ev.get("e")
-            if kind == "removed":
-                bonus = f" (speed +{ev['bonus']})" if ev.get("bonus") else ""
-                slid = f", {len(ev['moved'])} slid" if ev.get("moved") else ""
-                text.append(
-                    f"{tile_label(ev['tile'])} {self.narrate_removed(ev)} +{ev['points']}"
-                    f"{bonus}{slid}  "
-                )
-            elif kind == "shot_clock":
-                text.append(f"Shot clock {ev['points']}  ", style="bold")
-            elif kind == "hint":
-                text.append(f"Hint: {ev['points']}  ", style="bold")
-            elif kind == "shuffled":
-                text.append(
-                    "Reshuffled"
-                    + (" (free, no pair left)" if ev["free"] else f" {ev['points']}")
-                    + "  "
-                )
-            elif kind == "restarted":
-                text.append(f"Stage {ev['stage'] + 1} restarted  ")
-            elif kind == "stage_clear":
-                text.append(f"Stage {ev['stage'] + 1} clear!  ", style="bold")
-            elif kind == "stage":
-                text.append(f"Stage {ev['stage'] + 1}: {MOVEMENT.get(ev['movement'], '')}  ")
-            elif kind == "game_over":
-                text.append(f"Game over ({ev['reason']}): {ev['score']}", style="bold")
-            elif (said := self.said(ev)) is not None:
-                text.append(f"{said[0]}  ", style=said[1])
         return text
 
     def action_hint(self) -> None:

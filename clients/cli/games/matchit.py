@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
+from tilehall.clients import words
 from tilehall.clients.cli.games.shisen import ShisenScreen
-from tilehall.clients.cli.look import cell_name
 from tilehall.clients.cli.widgets import Cell
 
 __all__ = ["MatchItScreen", "tile_label"]
 
-_HONOURS = ["Rd", "Gd", "Wd", "E", "S", "W", "N", "Pl", "Or", "Ch", "Bm", "Sp", "Su", "Au", "Wi"]
 _STYLES = (
     ["#50a0ff"] * 9
     + ["#40c840"] * 9
@@ -30,11 +29,7 @@ _STYLES = (
 
 def tile_label(kind: int) -> str:
     """``1d``, ``9c``, ``Rd``, ``E``, ``Pl``...: a Match-It tile in at most two characters."""
-    if 0 <= kind < 27:
-        return f"{kind % 9 + 1}{'dbc'[kind // 9]}"
-    if 27 <= kind < 42:
-        return _HONOURS[kind - 27]
-    return str(kind)
+    return words.tile_label("matchit", kind)
 
 
 class MatchItScreen(ShisenScreen):
@@ -98,39 +93,6 @@ class MatchItScreen(ShisenScreen):
         if self.model.over:
             text.append(f"\nGame over ({v.get('end')})\n", style="bold")
         self.status_text(text)
-        return text
-
-    def narrate(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for ev in self.model.events:
-            kind = ev.get("e")
-            if kind == "removed":
-                tiles = "+".join(tile_label(t) for t in ev["tiles"])
-                how = " (help)" if ev.get("help") else f" +{ev['points']}"
-                margins = f", margin {'/'.join(ev['margins'])}" if ev.get("margins") else ""
-                text.append(f"{tiles} {self.narrate_removed(ev)}{how}{margins}  ")
-            elif kind == "no_path":
-                text.append(
-                    f"No path between {cell_name(ev['a'])} and {cell_name(ev['b'])}: "
-                    f"{ev['points']}  ",
-                    style="bold",
-                )
-            elif kind == "highlight":
-                text.append(f"{len(ev['cells'])} matching tiles marked: {ev['points']}  ")
-            elif kind == "no_pairs":
-                text.append("No pair can be removed  ", style="bold")
-            elif kind == "sheet_clear":
-                text.append(f"Sheet {ev['level']} clear! +{ev['points']} bonus  ", style="bold")
-            elif kind in ("time_out", "stuck", "giveup"):
-                text.append(f"{kind.replace('_', ' ').capitalize()}!  ", style="bold")
-            elif kind == "life_lost":
-                text.append(f"A life lost, {ev['lives']} left  ", style="bold")
-            elif kind == "sheet":
-                text.append(f"Sheet {ev['level']}: {ev['sheet_time']} s  ")
-            elif kind == "game_over":
-                text.append(f"Game over: {ev['score']} points, level {ev['level']}", style="bold")
-            elif (said := self.said(ev)) is not None:
-                text.append(f"{said[0]}  ", style=said[1])
         return text
 
     # -- input ----------------------------------------------------------------------

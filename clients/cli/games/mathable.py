@@ -19,7 +19,7 @@ from textual.widgets import Label, Static
 from tilehall.clients.cli.games.base import GameScreen
 from tilehall.clients.cli.look import cell_name
 from tilehall.clients.cli.widgets import Grid, Paint
-from tilehall.clients.mathable import Placement, Turn, TurnLog
+from tilehall.clients.mathable import Turn, TurnLog
 from tilehall.clients.model import RoomModel
 
 __all__ = ["MathableScreen"]
@@ -301,55 +301,6 @@ class MathableScreen(GameScreen):
     def tick(self) -> None:
         if self.view.get("deadline") is not None and self.model.status == "playing":
             self.query_one("#side", Static).update(self.side())
-
-    def narrate(self) -> Text:
-        m = self.model
-        text = Text(no_wrap=True, overflow="ellipsis")
-        parts: list[tuple[str, str]] = []
-        for ev in m.events:
-            kind, who = ev.get("e"), m.name(ev.get("seat"))
-            if kind == "placed":
-                eqs = Placement.from_event(ev).equation()
-                extra = " +draw" if ev.get("draw_earned") else ""
-                where = cell_name(ev["at"])
-                parts.append((f"{who}: {ev['tile']} on {where} ({eqs}) +{ev['points']}{extra}", ""))
-            elif kind == "bonus":
-                parts.append((f"{who}: 7 tiles, +{ev['points']}!", "bold"))
-            elif kind == "drew" and ev.get("reason") == "extra":
-                parts.append((f"{who} drew an extra tile", ""))
-            elif kind == "exchanged":
-                parts.append((f"{who} exchanged {ev['count']} tile(s)", ""))
-            elif kind == "hint":
-                tile = ev.get("tile")
-                parts.append(
-                    (
-                        f"Hint: the {tile} fits somewhere (marked on your rack)"
-                        if tile is not None
-                        else "Hint: nothing on your rack fits",
-                        "bold",
-                    )
-                )
-            elif kind == "hinted" and ev.get("seat") != m.seat:
-                parts.append((f"{who} asked for a hint", "dim"))
-            elif kind == "timeout":
-                parts.append((f"{who} ran out of time", "bold"))
-            elif kind == "turn_ended" and ev.get("reason") == "end":
-                parts.append((f"{who} ended the turn ({ev['placed']} placed)", ""))
-            elif kind == "turn":
-                mine = ev["seat"] == m.seat
-                parts.append(("your turn" if mine else f"{who} to move", "bold" if mine else ""))
-            elif kind == "quit_vote":
-                parts.append((f"{who} {'votes' if ev['vote'] else 'no longer votes'} to quit", ""))
-            elif kind == "game_over":
-                scores = " ".join(str(s) for s in ev.get("scores") or [])
-                parts.append((f"Game over ({ev['reason']}): {scores}", "bold"))
-            elif (said := self.said(ev)) is not None:
-                parts.append(said)
-        for i, (part, style) in enumerate(parts):
-            if i:
-                text.append("; ")
-            text.append(part, style=style)
-        return text
 
     # -- input ----------------------------------------------------------------------
 

@@ -172,9 +172,6 @@ class ShisenScreen(GameScreen):
             return path_paint(self.path[(r, c)], width, self.PATH_STYLE)
         return Paint("." if inside else "", "grey35")
 
-    def narrate_removed(self, ev: dict[str, Any]) -> str:
-        return f"{cell_name(ev['a'])}+{cell_name(ev['b'])}"
-
     # -- input ----------------------------------------------------------------------
 
     def action_move(self, dr: int, dc: int) -> None:
@@ -200,11 +197,6 @@ class ShisenScreen(GameScreen):
     def action_deselect(self) -> None:
         self.selected = None
         self.redraw()
-
-    def undone(self, action: dict[str, Any]) -> str:
-        if action.get("do") == "pair":
-            return f"the pair {cell_name(action['a'])}+{cell_name(action['b'])}"
-        return "the help's pair" if action.get("do") == "help" else ""
 
     def status_text(self, text: Text) -> None:
         """The selection and cursor lines at the foot of the side panel."""

@@ -9,17 +9,18 @@ refusals and hints. A game's scene fills in the board, the panel and the clicks.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pygame
 from tilehall.clients.model import Change, RoomModel
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.widgets import Button
+from tilehall.clients.words import Said, Tone, Words, error_text
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.app import App
 
-__all__ = ["PAUSED_WHY", "GameScene", "Scene", "draw_bar", "paused_why"]
+__all__ = ["TONE_COLOUR", "GameScene", "Scene", "draw_bar"]
 
 TOP = 48
 """Height of the top bar."""
@@ -28,19 +29,14 @@ NOTICE = 30
 PAD = 12
 CONFIRM = 3.0
 """Seconds a costly button stays armed after a first press (a second one does it)."""
-PAUSED_WHY = {
-    "away": "its players are away",
-    "player": "its player paused it",
-    "unwatched": "nobody is watching",
+TONE_COLOUR: dict[Tone, d.Colour] = {
+    Tone.PLAIN: d.TEXT_DIM,
+    Tone.NOTE: d.GOLD,
+    Tone.GOOD: d.GOOD,
+    Tone.BAD: d.BAD,
+    Tone.QUIET: d.TEXT_DIM,
 }
-"""Why a game stands still (``paused`` in views and summaries), as a player reads it."""
-
-
-def paused_why(why: str, seats: int) -> str:
-    """:data:`PAUSED_WHY` for a room of ``seats`` seats (a solo game's player is one)."""
-    if why == "away" and seats == 1:
-        return "its player is away"
-    return PAUSED_WHY.get(why, why)
+"""How the notice line shows each :class:`~tilehall.clients.words.Tone`."""
 
 
 def draw_bar(surf: pygame.Surface, title: str, info: str, back: Button) -> None:
@@ -88,8 +84,18 @@ class Scene:
         self.notice_text, self.notice_colour, self.notice_at = text, colour, time.monotonic()
 
     def error(self, msg: dict[str, Any]) -> None:
-        """A refused request: show the server's own words."""
-        self.notice(f"{msg.get('code')}: {msg.get('message')}", d.BAD)
+        """A refused request, in the clients' words (squares named as its board does)."""
+        code, message = str(msg.get("code")), str(msg.get("message") or "")
+        self.notice(error_text(code, message, game=self.board_game()), d.BAD)
+
+    def board_game(self) -> str | None:
+        """The game whose board this screen shows, if any."""
+        return None
+
+    def say(self, said: Said | None) -> None:
+        """Put one of the clients' sentences on the notice line, in its tone's colour."""
+        if said is not None:
+            self.notice(said.text, TONE_COLOUR[said.tone])
 
     def draw_notice(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
         if not self.notice_text:
@@ -117,6 +123,11 @@ class GameScene(Scene):
 
     panel_width = 290
 
+    TOLD: ClassVar[frozenset[str]] = frozenset(
+        {"game_over", "won", "undone", "paused", "resumed", "stand_in", "stand_back"}
+    )
+    """The events whose sentence goes on the notice line; a game's scene adds its own."""
+
     def __init__(self, app: App, model: RoomModel) -> None:
         super().__init__(app)
         self.model = model
@@ -140,6 +151,19 @@ class GameScene(Scene):
     def playing(self) -> bool:
         """True when this client holds a seat and the game is on."""
         return self.model.seat is not None and self.model.status == "playing"
+
+    def words(self) -> Words:
+        """The room's sentences as this reader sees them (:mod:`tilehall.clients.words`)."""
+        m = self.model
+        return Words(
+            game=m.game,
+            name=lambda seat: "-" if seat is None else m.seat_name(seat),
+            seat=m.seat,
+            seats=self.seats,
+        )
+
+    def board_game(self) -> str | None:
+        return self.model.game
 
     @property
     def seats(self) -> int:
@@ -210,20 +234,10 @@ class GameScene(Scene):
 
     def on_change(self, change: Change) -> None:
         """An update arrived (the model already holds the new view)."""
+        words = self.words()
         for ev in change.events:
-            e = ev.get("e")
-            if e == "game_over" or e == "won":
-                self.notice("The game is over.", d.GOLD)
-            elif e == "undone":
-                n = ev.get("undos", 0)
-                self.notice(
-                    f"Taken back ({n} undo{'s' * (n != 1)}): this game is off the records.",
-                    d.GOLD,
-                )
-            elif e == "paused":
-                self.notice(f"Paused: {paused_why(str(ev.get('why')), self.seats)}.", d.GOLD)
-            elif e == "resumed":
-                self.notice(f"Play goes on (it stood still {ev.get('paused_for', 0):.0f} s).")
+            if ev.get("e") in self.TOLD:
+                self.say(words.event(ev))
 
     def handle_message(self, msg: dict[str, Any]) -> None:
         if msg.get("t") == "chat":
@@ -379,7 +393,7 @@ class GameScene(Scene):
 
     def draw_paused(self, surf: pygame.Surface, why: str) -> None:
         """A banner over the board while play stands still, saying why."""
-        reason = paused_why(why, self.seats)
+        reason = self.words().paused(why)
         hint = ""
         if why == "player" and self.model.seat is not None:
             hint = "Press Resume to go on."

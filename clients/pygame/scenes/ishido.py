@@ -109,6 +109,9 @@ def stone(
 class IshidoScene(GameScene):
     """The board on the left, the current stone and the score on the right."""
 
+    TOLD = GameScene.TOLD | {"help", "placed"}
+    """The events told on the notice line (see :mod:`tilehall.clients.words`)."""
+
     def __init__(self, app: Any, model: Any) -> None:
         super().__init__(app, model)
         self.help_button = Button("Help", self.ask_help, key=pygame.K_h)
@@ -146,24 +149,11 @@ class IshidoScene(GameScene):
             e = ev.get("e")
             if e == "help":
                 self.hint = (ev["at"][0], ev["at"][1])
-                n = ev["points"]
-                self.notice(f"Help: the best square earns {n} point{'s' * (n != 1)}.", d.GOLD)
             elif e == "placed":
                 self.hint = None
                 self.placed_at = change.at
-                extra = f" + 4-way bonus {ev['bonus']}" if ev.get("fourway") else ""
-                self.notice(
-                    f"Placed: {ev['points']} points{extra}.",
-                    d.GOLD if ev.get("fourway") else d.TEXT_DIM,
-                )
-            elif e == "game_over" and ev.get("reason") == "quit":
-                self.notice(f"Quit: the game ends with {ev['score']} points.", d.GOLD)
-            elif e == "game_over":
-                self.notice("This stone fits nowhere: the game is over.", d.GOLD)
             elif e == "undone":
                 self.hint = None
-            elif e == "won":
-                self.notice("Every stone is placed!", d.GOLD)
 
     def update_buttons(self) -> None:
         self.help_button.enabled = self.undo_button.enabled = self.playing

@@ -137,11 +137,7 @@ class LinesScene(GameScene):
                     if path and (r, c) == path[-1]:
                         was = colour
                     removed[(r, c)] = thrown.get((r, c)) or was or colour
-            elif e == "game_over" and ev.get("reason") == "quit":
-                self.notice(f"Quit: the game ends with {ev['score']} points.", d.GOLD)
-            elif e == "game_over":
-                self.notice(f"No room left: the game is over ({ev['score']} points).", d.GOLD)
-        if points:
+        if points and not any(ev.get("e") == "game_over" for ev in change.events):
             self.notice(f"+{points} points", d.GOLD)
         self.playback = Playback(change, change.at, path, colour, removed, thrown)
         self.selected = None

@@ -81,6 +81,9 @@ def picture(surf: pygame.Surface, face: pygame.Rect, kind: int) -> None:
 class LinkSameScene(ShisenScene):
     """The board, the stage and score, the shot clock; hint, shuffle, restart and quit."""
 
+    TOLD = ShisenScene.TOLD | {"shot_clock", "hint", "shuffled", "stage", "restarted", "removed"}
+    """The events told on the notice line (see :mod:`tilehall.clients.words`)."""
+
     def __init__(self, app: Any, model: Any) -> None:
         super().__init__(app, model)
         self.hint_button = Button("Hint", lambda: self.send({"do": "hint"}), key=pygame.K_h)
@@ -129,25 +132,8 @@ class LinkSameScene(ShisenScene):
             e = ev.get("e")
             if e == "shot_clock":
                 self.charged = True
-                self.notice(f"Shot clock: {ev['points']}.", d.BAD)
-            elif e == "removed":
+            elif e in ("removed", "stage"):
                 self.charged = False
-                if ev.get("bonus"):
-                    self.notice(f"+{ev['points']} (speed bonus {ev['bonus']})", d.GOLD)
-            elif e == "hint" and ev.get("points"):
-                self.notice(f"Hint: {ev['points']} points.", d.TEXT)
-            elif e == "shuffled":
-                free = (
-                    "the board had no pair left: shuffled for free"
-                    if ev["free"]
-                    else (f"shuffled: {ev['points']} points")
-                )
-                self.notice(free.capitalize() + ".", d.TEXT)
-            elif e == "stage":
-                self.charged = False
-                self.notice(f"Stage {ev['stage'] + 1}: {ev['movement']}.", d.GOLD)
-            elif e == "restarted":
-                self.notice("The stage starts again.", d.TEXT)
 
     def update_buttons(self) -> None:
         timed = self.timed

@@ -18,6 +18,7 @@ import pygame
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, Scene
 from tilehall.clients.pygame.widgets import Button, TextField
+from tilehall.clients.words import quick_request
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.app import App
@@ -244,17 +245,15 @@ class LobbyScene(Scene):
             self.app.net.request(self.create_request())
 
     def match_request(self) -> dict[str, Any]:
-        """The ``match`` of Quick game: the game, and the seat count chosen in the form.
+        """The ``match`` of Quick game: every field of the clients' quick-game form
+        (:func:`~tilehall.clients.words.quick_request`), the seat count as chosen here.
 
         The form's options are not sent: a quick game is met by whoever asks for
         the same game, so it keeps the defaults everyone else gets.
         """
         assert self.game is not None
-        msg: dict[str, Any] = {"t": "match", "game": self.game}
-        spec = self.app.lobby.game(self.game) or {}
-        if int(spec.get("max_seats", 1)) > 1:
-            msg["seats"] = self.players
-        return msg
+        spec = self.app.lobby.game(self.game) or {"name": self.game}
+        return quick_request(spec, seats=self.players)
 
     def quick(self) -> None:
         if self.game is not None:

@@ -130,6 +130,9 @@ def mahjong(surf: pygame.Surface, face: pygame.Rect, kind: int) -> None:
 class MatchItScene(ShisenScene):
     """The sheet, with lives, level, score, time, P and *I* above HELP and QUIT."""
 
+    TOLD = ShisenScene.TOLD | {"highlight", "no_path", "no_pairs", "sheet_clear", "life_lost"}
+    """The events told on the notice line (see :mod:`tilehall.clients.words`)."""
+
     def __init__(self, app: Any, model: Any) -> None:
         super().__init__(app, model)
         self.help_button = Button("HELP", lambda: self.send({"do": "help"}), key=pygame.K_h)
@@ -173,25 +176,11 @@ class MatchItScene(ShisenScene):
             e = ev.get("e")
             if e == "highlight":
                 self.marked = {(c[0], c[1]) for c in ev["cells"]}
-                self.notice(f"{len(ev['cells'])} tiles match ({ev['points']} points).", d.TEXT)
             elif e == "no_path":
                 a, b = (ev["a"][0], ev["a"][1]), (ev["b"][0], ev["b"][1])
                 self.miss = (a, b, change.at)
-                self.notice(f"No extraction path: {ev['points']} point.", d.BAD)
             elif e == "removed" and ev.get("help"):
-                self.notice(f"HELP removed a pair ({ev.get('helps')} helps left).", d.TEXT)
-            elif e == "no_pairs":
-                self.notice("HELP: there is no removable pair.", d.GOLD)
-            elif e == "sheet_clear":
-                parts = ", ".join(f"{k} {v}" for k, v in ev["bonus"].items() if v)
-                self.notice(f"Sheet {ev['level']} cleared: +{ev['points']} ({parts}).", d.GOLD)
-            elif e == "life_lost":
-                why = {
-                    "time_out": "time is up",
-                    "stuck": "no pair is left",
-                    "giveup": "given up",
-                }.get(ev["reason"], ev["reason"])
-                self.notice(f"A life lost ({why}): {ev['lives']} left, a new sheet.", d.BAD)
+                self.say(self.words().event(ev))
 
     def update_buttons(self) -> None:
         super().update_buttons()

@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 import pygame
-from tilehall.clients.mathable import Placement, Turn, TurnLog
+from tilehall.clients.mathable import Turn, TurnLog
 from tilehall.clients.model import Change
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, GameScene
@@ -82,6 +82,9 @@ def number_tile(
 
 class MathableScene(GameScene):
     """The 14x14 board with our rack under it; seats, bag and buttons on the right."""
+
+    TOLD = GameScene.TOLD | {"placed", "bonus", "hint", "timeout", "quit_vote"}
+    """The events told on the notice line (see :mod:`tilehall.clients.words`)."""
 
     panel_width = 320
 
@@ -210,32 +213,12 @@ class MathableScene(GameScene):
                 self.flash[(ev["at"][0], ev["at"][1])] = change.at
                 if ev["seat"] == self.model.seat:
                     self.selected = None
-                eqs = Placement.from_event(ev).equation(ops=OPS, space=" ")
-                who = self.model.seat_name(ev["seat"])
-                points = f"{ev['points']} point{'' if ev['points'] == 1 else 's'}"
-                self.notice(f"{who} placed {eqs}: {points}.", d.TEXT)
-            elif e == "bonus":
-                self.notice(f"Seven tiles in one turn: +{ev['points']}!", d.GOLD)
             elif e == "hint":
                 self.hinted_tile = ev.get("tile")
-                if ev.get("tile") is None:
-                    self.notice("Hint: no tile of your rack fits anywhere.", d.GOLD)
-                else:
-                    self.notice(f"Hint: the {ev['tile']} fits somewhere.", d.GOLD)
             elif e == "turn":
                 self.hinted_tile = None
                 if ev["seat"] == self.model.seat:
-                    self.notice("Your turn.", d.GOOD)
-            elif e == "timeout":
-                self.notice(f"{self.model.seat_name(ev['seat'])} ran out of time.", d.GOLD)
-            elif e == "quit_vote":
-                names = ", ".join(self.model.seat_name(s) for s in ev["votes"]) or "nobody"
-                self.notice(f"Votes to quit: {names}.", d.TEXT)
-            elif e == "stand_in":
-                who = self.model.seat_name(ev["seat"])
-                self.notice(f"{who} is away: a COMP stand-in plays for them.", d.GOLD)
-            elif e == "stand_back":
-                self.notice(f"{self.model.seat_name(ev['seat'])} is back and plays again.", d.GOOD)
+                    self.say(self.words().event(ev))
         rack = self.rack
         if self.selected is not None and self.selected >= len(rack):
             self.selected = None

@@ -24,8 +24,9 @@ import pygame
 from tilehall.clients.model import ReplayModel, RoomModel, ServerClock
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes import scene_for
-from tilehall.clients.pygame.scenes.base import PAD, GameScene, Scene, draw_bar, paused_why
+from tilehall.clients.pygame.scenes.base import PAD, GameScene, Scene, draw_bar
 from tilehall.clients.pygame.widgets import Button
+from tilehall.clients.words import paused_why
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.app import App
@@ -209,17 +210,9 @@ class ReplayScene(Scene):
         """What a position's events were, when the game's scene said nothing of them."""
         if [ev.get("e") for ev in events] == ["started"]:
             return "the deal"
-        parts = []
-        for ev in events:
-            what = str(ev.get("e", "?")).replace("_", " ")
-            seat = ev.get("seat")
-            if isinstance(seat, int) and self.board is not None:
-                what = f"{self.board.model.seat_name(seat)} {what}"
-            if isinstance(ev.get("tile"), int):
-                what += f" {ev['tile']}"
-            if isinstance(ev.get("points"), int) and ev["points"]:
-                what += f" ({ev['points']:+d})"
-            parts.append(what)
+        if self.board is None:
+            return "nothing"
+        parts = [said.text for said in self.board.words().events(events)]
         return ", ".join(parts) or "nothing"
 
     # -- input ----------------------------------------------------------------------
@@ -264,7 +257,8 @@ class ReplayScene(Scene):
         if revealed:
             out.append(("revealed: " + ", ".join(revealed), d.ACCENT))
         if view.get("paused"):
-            why = paused_why(str(view["paused"]), len(frame.get("players") or []))
+            seats = len(frame.get("players") or [])
+            why = paused_why(str(view["paused"]), seats=seats, player=False)
             out.append((f"paused here: {why}", d.GOLD))
         if view.get("status") == "over" and self.board is not None:
             out.append((self.outcome(view), d.GOLD))

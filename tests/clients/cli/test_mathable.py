@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+from rich.text import Text
 from tilehall.clients.cli.games import MathableScreen
 from tilehall.clients.cli.games.mathable import RECENT, THIS_TURN
 from tilehall.clients.cli.help import HelpScreen
@@ -12,6 +13,7 @@ from tilehall.clients.cli.lobby import LobbyScreen
 from tilehall.clients.cli.look import cell_name
 from tilehall.clients.cli.widgets import StatusLine
 from tilehall.clients.connection import Connection
+from tilehall.clients.words import Said, Tone
 from tilehall.server.bots.mathable import EasyBot
 
 from tests.clients.cli.util import (
@@ -211,11 +213,20 @@ async def test_four_seats_keep_the_rack_and_messages_on_an_80x24_screen(url):
     async with app_for(url).run_test(size=(80, 24)) as pilot:
         await create_room(pilot, "mathable", seats=["COMP"] * 4)
         screen = await screen_of(pilot, MathableScreen)
-        await until(pilot, lambda: sum(len(t.placed) for t in screen.turns.ended) >= 6, 15)
-        await pilot.pause()
-        side = screen.side()
+        # A spectator's panel lists the last turn alone, and a COMP's turn may be an
+        # exchange ("exchanged 7 tiles"): waiting for 6 tiles placed in the game left
+        # the panel listing that now and then. Wait for the panel itself to list a turn
+        # of tiles (once the game is that far on), and check the very panel that did.
+        shown: list[Text] = []
+
+        def lists_a_turn_of_tiles() -> bool:
+            shown[:] = [side := screen.side()]
+            placed = sum(len(t.placed) for t in screen.turns.ended)
+            return placed >= 6 and re.search(r": \d+ tiles?, [+-]?\d+", side.plain) is not None
+
+        await until(pilot, lists_a_turn_of_tiles, 30)
+        side = shown[0]
         assert screen.lines(side) <= screen.side_room() == screen.grid.outer_size.height
-        assert re.search(r": \d+ tiles?, [+-]?\d+", side.plain)  # a turn is listed
         for part in ("#below", "#msg"):
             region = screen.query_one(part).region
             assert region.height and region.bottom <= 23, (part, region)  # 23: the status line
@@ -240,7 +251,7 @@ async def test_a_stand_in_plays_for_an_away_player_until_they_are_back(url):
             await pilot.press("e")  # bob's turn next
         await until(pilot, lambda: events.of("stand_in"), timeout=10)
         [stand_in] = events.of("stand_in")
-        assert screen.said(stand_in) == ("COMP plays for bob, who is away", "bold")
+        assert screen.words().event(stand_in) == Said("COMP plays for bob, who is away", Tone.NOTE)
         await until(pilot, lambda: screen.model.stood_in(0))
         side = screen.side().plain
         assert "C = COMP plays for bob (away)" in side
@@ -250,7 +261,8 @@ async def test_a_stand_in_plays_for_an_away_player_until_they_are_back(url):
             await back.join(room)
             await until(pilot, lambda: events.of("stand_back"), timeout=10)
             [stand_back] = events.of("stand_back")
-            assert screen.said(stand_back) == ("bob is back and plays again", "bold")
+            back = Said("bob is back and plays again", Tone.GOOD)
+            assert screen.words().event(stand_back) == back
             await until(pilot, lambda: not screen.model.stood_in(0))
             assert "C = COMP" not in screen.side().plain
 

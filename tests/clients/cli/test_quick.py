@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from textual.widgets import DataTable
+from tilehall.clients import words
 from tilehall.clients.cli.games import LinesScreen, MathableScreen
 from tilehall.clients.cli.lobby import LeaderboardScreen, LobbyScreen, QuickScreen
 from tilehall.clients.cli.widgets import Choice
@@ -49,7 +50,7 @@ async def test_quick_game_waits_with_a_countdown_and_seats_the_next_player(url):
 
 
 async def test_quick_game_bots_take_the_open_seats_in_time(url, monkeypatch):
-    monkeypatch.setattr(QuickScreen, "WAITS", (1, 30))
+    monkeypatch.setattr(words, "QUICK_WAITS", (1, 30))
     async with app_for(url).run_test() as pilot:
         await quick(pilot, "mathable", **{"quick-seats": 3, "quick-level": "easy", "wait": 1})
         screen = await screen_of(pilot, MathableScreen)

@@ -55,7 +55,8 @@ async def test_ishido_from_the_lobby_to_a_placed_stone(app, server, url, tmp_pat
     occupied = scene.grid.centre(0, 0)
     seq = scene.model.seq
     click(app, occupied)
-    await run_until(app, lambda: "occupied" in scene.notice_text, what="the refusal")
+    # in the clients' words: the square as the board names it, not [0, 0]
+    await run_until(app, lambda: "square a1 already holds" in scene.notice_text, what="the refusal")
     assert scene.model.seq == seq
     shot(app, tmp_path, "ishido-live", keep=False)
     click(app, scene.leave_button.rect.center)
@@ -150,7 +151,7 @@ async def test_a_taken_name_asks_for_another(server, url):
     window = App(url, "cy")
     try:
         await run_until(window, lambda: isinstance(window.scene, NameScene), what="refusal")
-        assert "name_taken" in window.scene.notice_text
+        assert "'cy'" in window.scene.notice_text and "is taken" in window.scene.notice_text
         window.scene.field.text = "cy2"
         click(window, window.scene.ok.rect.center)
         await run_until(window, lambda: window.online, what="welcome as cy2")

@@ -256,7 +256,13 @@ async def test_quick_game_waits_with_a_countdown_and_seats_the_next_player(app, 
     lobby = app.scene
     assert isinstance(lobby, LobbyScene)
     click(app, lobby.game_buttons["mathable"].rect.center)
-    assert lobby.match_request() == {"t": "match", "game": "mathable", "seats": 2}
+    assert lobby.match_request() == {
+        "t": "match",
+        "game": "mathable",
+        "seats": 2,
+        "level": "normal",
+        "bots_after": 30,
+    }
     click(app, lobby.quick_button.rect.center)
     await run_until(app, lambda: isinstance(app.scene, MathableScene), what="the quick room")
     scene = app.scene

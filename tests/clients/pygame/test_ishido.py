@@ -13,6 +13,7 @@ from tilehall.clients.pygame.scenes.ishido import (
     IshidoScene,
 )
 from tilehall.clients.pygame.scenes.lobby import LobbyScene
+from tilehall.clients.words import square
 
 from tests.clients.pygame.helpers import click, colour_at, engine, run_until, shot, show
 
@@ -95,7 +96,7 @@ def test_an_update_redraws_the_placed_stone_and_shows_the_help_square():
     app.step()
     assert scene.hint is None
     assert colour_at(app, face_point(scene, *at)) == STONE_COLOURS[stone[0]]
-    assert "Placed" in scene.notice_text
+    assert f" on {square(at)}: " in scene.notice_text and "neighbour" in scene.notice_text
 
 
 def test_the_board_fits_a_resized_window():
@@ -135,10 +136,10 @@ async def test_undo_takes_the_stone_back_and_quit_ends_the_game(app, server):
     await run_until(app, lambda: scene.view["undos"] == 1, what="the undo")
     assert scene.view["board"][r][c] is None
     assert server.lobby.rooms[scene.model.room].engine.view(0)["undos"] == 1
-    assert "Taken back" in scene.notice_text
+    assert "Took back the stone on" in scene.notice_text
     click(app, scene.quit_button.rect.center)
     app.step()
     assert scene.model.status == "playing" and scene.quit_button.toggled
     click(app, scene.quit_button.rect.center)
     await run_until(app, lambda: scene.model.over, what="the end")
-    assert scene.notice_text.startswith("Quit")
+    assert scene.notice_text.startswith("Game ended:")

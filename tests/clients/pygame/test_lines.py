@@ -112,7 +112,7 @@ def test_undo_and_quit_buttons_and_the_undos_shown():
         {"t": "update", "room": scene.model.room, "seq": 3, "events": events, "view": e.view(0)}
     )
     app.step()
-    assert scene.view["undos"] == 1 and "Taken back" in scene.notice_text
+    assert scene.view["undos"] == 1 and "Took back" in scene.notice_text
     assert panel_has(app, scene, d.BAD)  # "not eligible for records"
     assert not scene.undo_button.enabled  # back at the deal
     click(app, scene.quit_button.rect.center)

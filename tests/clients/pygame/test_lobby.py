@@ -132,7 +132,9 @@ def test_quick_game_sends_the_game_and_the_seat_count():
     click(app, scene.players_buttons[1].rect.center)
     control(scene, "racks").cycle()  # the form's options stay the form's
     click(app, scene.quick_button.rect.center)
-    assert ("request", {"t": "match", "game": "mathable", "seats": 3}) in net.sent
+    # the quick-game form's every field, as the terminal client sends them (clients/words.py)
+    match = {"t": "match", "game": "mathable", "seats": 3, "level": "normal", "bots_after": 30}
+    assert ("request", match) in net.sent
 
 
 def test_ratings_show_on_rated_games_and_open_the_leaderboard():

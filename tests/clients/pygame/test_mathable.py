@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -13,6 +14,7 @@ from tilehall.clients.pygame.scenes.mathable import (
     TILE_FACE,
     MathableScene,
 )
+from tilehall.clients.words import square
 from tilehall.server.bots.mathable import BOTS
 
 from tests.clients.pygame.helpers import click, colour_at, drag, engine, shot, show
@@ -220,12 +222,14 @@ def test_the_other_seats_turn_stays_marked_and_listed():
     for p in turn.placed:
         assert colour_at(app, corner(scene, *p.at)) == RECENT_FACE
         assert all(holds(p.tile, *eq) for eq in p.equations)
-    said = [n for n in notices if n.startswith("COMP placed ")]
+    said = [n for n in notices if n.startswith("COMP: ")]
     assert len(said) == len(turn.placed)
-    for p, notice in zip(turn.placed, said, strict=True):  # "COMP placed 7 = 3 + 4: 7 points."
-        tile, _, x, op, y = notice.split(":")[0].split()[2:7]
-        assert int(tile) == p.tile
-        assert holds(p.tile, int(x), {"\u00d7": "*", "\u00f7": "/"}.get(op, op), int(y))
+    for p, notice in zip(turn.placed, said, strict=True):  # "COMP: 7 on h8 (7=3+4) +7"
+        found = re.match(r"COMP: (\d+) on (\w+) \((\d+)=(\d+)([-+*/])(\d+)", notice)
+        assert found is not None, notice
+        tile, where, made, x, op, y = found.groups()
+        assert int(tile) == int(made) == p.tile and where == square(p.at)
+        assert holds(p.tile, int(x), op, int(y))
 
 
 def test_a_stand_in_seat_is_marked_and_its_comings_and_goings_told():
@@ -242,11 +246,11 @@ def test_a_stand_in_seat_is_marked_and_its_comings_and_goings_told():
     room = scene.model.room
     update = {"t": "update", "room": room, "seq": 2, "view": view}
     app.handle({**update, "events": [{"e": "stand_in", "seat": 1}]})
-    assert scene.notice_text == "bea is away: a COMP stand-in plays for them."
+    assert scene.notice_text == "COMP plays for bea, who is away"
     back = {**view, "standins": []}
     app.handle({**update, "seq": 3, "view": back, "events": [{"e": "stand_back", "seat": 1}]})
     app.step()
-    assert scene.notice_text == "bea is back and plays again."
+    assert scene.notice_text == "bea is back and plays again"
     assert colour_at(app, (bea.x, bea.centery)) != d.GOLD
 
 

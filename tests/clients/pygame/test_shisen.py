@@ -244,7 +244,7 @@ async def test_linksame_pair_undo_pause_and_resume_against_the_server(app, serve
     await run_until(app, lambda: scene.model.paused == "player", what="the pause")
     assert scene.view["board"] is None and scene.turn_text()[0] == "paused"
     assert scene.pause_button.label == "Resume" and not scene.hint_button.enabled
-    assert "Paused" in scene.notice_text
+    assert scene.notice_text == "The clock stops: you paused it"
     room = server.lobby.rooms[scene.model.room]
     assert room.engine.view(0)["paused"] == "player"
     shot(app, tmp_path, "linksame-paused", keep=False)

@@ -338,6 +338,45 @@ async def test_finish_room_keeps_scores_and_tables_rank_them(store: Store):
     assert await store.unfinished_rooms("") == []  # every room finished
 
 
+async def test_equal_scores_rank_the_earlier_game_first_then_the_one_kept_first(store: Store):
+    """Ties, the same in both stores: of equal scores the one made first ranks first (the
+    later player had to beat it, not equal it); of equal scores made at the same time (two
+    seats of one game), the one kept first, in seat order. Kept here in another order
+    than their times, so that neither the insertion order nor the times alone pass."""
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    bob = await store.create_player("Bob", b"\x02" * 32, 1.0)
+    cy = await store.create_player("Cy", b"\x03" * 32, 1.0)
+    games = {  # kept in this order; at = when each game ended
+        "late": [score(ada.id, "Ada", 200, 30.0), score(bob.id, "Bob", 200, 30.0)],
+        "early": [score(cy.id, "Cy", 200, 10.0)],
+        "middle": [score(bob.id, "Bob", 200, 20.0), score(ada.id, "Ada", 200, 20.0)],
+        "best": [score(cy.id, "Cy", 250, 40.0)],
+    }
+    for rid, scores in games.items():
+        scores = [replace(s, room=rid) for s in scores]
+        await store.create_room(room_record(rid))
+        await store.finish_room(rid, {"scores": [s.score for s in scores]}, scores, 50.0)
+    order = [("Cy", "best"), ("Cy", "early"), ("Bob", "middle"), ("Ada", "middle")]
+    order += [("Ada", "late"), ("Bob", "late")]
+    top = await store.top_scores("mathable", "2 players")
+    assert [(s.name, s.room) for s in top] == order
+    # a page cut inside the ties takes the first of them, as the whole list has them
+    for n in range(1, len(order) + 1):
+        got = await store.top_scores("mathable", "2 players", limit=n)
+        assert [(s.name, s.room) for s in got] == order[:n]
+    # a player's best of a table is their first of it, as the table ranks them
+    assert [s.room for s in await store.best_of("mathable", ada.id)] == ["middle"]
+    assert [s.room for s in await store.best_of("mathable", bob.id)] == ["middle"]
+    assert [s.room for s in await store.best_of("mathable", cy.id)] == ["best"]
+
+
+async def test_rooms_created_at_the_same_time_are_listed_by_id(store: Store):
+    for rid in ("rc", "ra", "rb"):
+        await store.create_room(room_record(rid, node="n1", created=5.0))
+    await store.create_room(room_record("rz", node="n1", created=4.0))
+    assert [r.id for r in await store.unfinished_rooms("n1")] == ["rz", "ra", "rb", "rc"]
+
+
 # -- history, quick-match rooms, retention ----------------------------------------------
 
 
@@ -384,6 +423,29 @@ async def test_history_lists_a_players_played_rooms_newest_first_by_pages(store:
     # a finish done again enters nobody's history twice
     await store.finish_room("r1", {"scores": [1, 1]}, [], 99.0)
     assert [r.id for r in await store.history(bob.id, private=True)] == ["r3", "r1"]
+
+
+async def test_history_pages_through_rooms_finished_at_the_same_time_by_code_point(
+    store: Store,
+):
+    """A page may end inside a run of rooms finished at the same second: the next page
+    starts right after it. Private room ids have capitals, ``-`` and ``_``: they compare
+    by code point in both stores, whatever the PostgreSQL server's locale."""
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    a = SeatRecord(name="Ada", player=ada.id)
+    ids = ["r0a", "Zq-1", "zq_1", "Aq_1", "q-Z1", "_q1"]
+    for rid in ids:
+        await played(store, rid, [a], 60.0, private_code=f"code-{rid}")
+    await played(store, "r1b", [a], 70.0)
+    expected = ["r1b", *sorted(ids, reverse=True)]  # Python's str order is by code point
+    assert [r.id for r in await store.history(ada.id, private=True)] == expected
+    for size in (1, 2, 4):
+        pages: list[str] = []
+        before = None
+        while page := await store.history(ada.id, private=True, limit=size, before=before):
+            pages += [r.id for r in page]
+            before = (page[-1].finished_at, page[-1].id)
+        assert pages == expected, size
 
 
 async def test_players_are_found_by_name_as_names_compare(store: Store):

@@ -1,0 +1,653 @@
+"""What every client says in words: events, pauses, refusals and the quick-game form.
+
+The terminal and pygame clients (and, later, the web client, which reads the
+same tables) tell a player the same things in the same words. Each client
+decides only how a sentence looks: a :class:`Said` carries a :class:`Tone`
+that the terminal turns into a style and pygame into a colour.
+
+Squares are named as the boards show them, column letter and row number from 1
+(``[5, 8]`` is ``i6``), and tiles as the player sees them (Match-It's ``5c``,
+LinkSame's ``F``, Ishido's ``R3``). The server's refusals quote the action as
+sent, with raw ``[row, col]`` lists: :func:`error_text` names those squares
+the board's way.
+
+Nothing here talks to the server or draws; it reads events and views as the
+protocol pages describe them (protocol/games/*.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from tilehall.clients.mathable import Placement
+
+__all__ = [
+    "ERRORS",
+    "MOVEMENT",
+    "QUICK_WAITS",
+    "QuickField",
+    "Said",
+    "Tone",
+    "Words",
+    "column_letter",
+    "duration",
+    "error_text",
+    "paused_why",
+    "quick_fields",
+    "quick_note",
+    "quick_request",
+    "square",
+    "stone_label",
+    "tile_label",
+]
+
+
+class Tone(StrEnum):
+    """How much a sentence matters, for a client to style or colour it."""
+
+    PLAIN = "plain"
+    NOTE = "note"
+    """Worth a look: a bonus, a game's end, a pause."""
+    GOOD = "good"
+    """Good news for the reader: your turn, a player back."""
+    BAD = "bad"
+    """A cost or a loss: a life, a shot-clock point, a refusal."""
+    QUIET = "quiet"
+    """Background: what someone else asked for, new chips."""
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One sentence about one event."""
+
+    text: str
+    tone: Tone = Tone.PLAIN
+    minor: bool = False
+    """Housekeeping (a refill, the next stone): a one-line log may leave it out."""
+
+
+# -- squares and tiles ----------------------------------------------------------------------
+
+
+def column_letter(col: int) -> str:
+    """A column's letter (``0`` -> ``a``), as boards drawn with labels show it."""
+    return chr(ord("a") + col) if 0 <= col < 26 else str(col)
+
+
+def square(cell: Sequence[int] | None) -> str:
+    """A square as the board shows it: column letter, row number from 1 (``[5, 8]`` -> ``i6``)."""
+    if cell is None:
+        return "-"
+    r, c = int(cell[0]), int(cell[1])
+    return f"{column_letter(c)}{r + 1}" if 0 <= c < 26 else f"{r},{c}"
+
+
+STONE_LETTERS = "RGBYMC"
+"""Ishido's six colours, as the terminal labels stones: ``R3`` is red, symbol 3."""
+
+_LINKSAME = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_HONOURS = ("Rd", "Gd", "Wd", "E", "S", "W", "N", "Pl", "Or", "Ch", "Bm", "Sp", "Su", "Au", "Wi")
+
+
+def stone_label(stone: Sequence[int] | None) -> str:
+    """An Ishido stone, ``[colour, symbol]``, as the board labels it: ``R3``."""
+    if not stone:
+        return "-"
+    return f"{STONE_LETTERS[int(stone[0]) % 6]}{int(stone[1]) + 1}"
+
+
+def tile_label(game: str, kind: int) -> str:
+    """A tile as the board labels it: Match-It's ``1d``/``Rd``/``Pl``, LinkSame's ``A``."""
+    if game == "matchit":
+        if 0 <= kind < 27:
+            return f"{kind % 9 + 1}{'dbc'[kind // 9]}"
+        if 27 <= kind < 42:
+            return _HONOURS[kind - 27]
+    elif game == "linksame" and 0 <= kind < len(_LINKSAME):
+        return _LINKSAME[kind]
+    return str(kind)
+
+
+MOVEMENT = {
+    "none": "tiles stay put",
+    "down": "columns fall down",
+    "right": "rows slide right",
+    "rows_to_middle": "rows close on the middle",
+    "cols_to_middle": "columns close on the middle",
+    "rows_to_edges": "rows go to the top/bottom",
+    "cols_to_edges": "columns go to the sides",
+    "left_down_right_up": "left falls, right rises",
+    "top_right_bottom_left": "top goes right, bottom left",
+}
+"""LinkSame's movement rules (``view.movement``, the ``stage`` event's) in words."""
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``: how long a pause lasted."""
+    whole = round(seconds)
+    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60} s"
+
+
+def paused_why(why: str, *, seats: int, player: bool) -> str:
+    """Why a game stands still (a view's or room summary's ``paused``).
+
+    Args:
+        why: ``away``, ``player`` or ``unwatched``.
+        seats: the room's seats: a room of several pauses only when every player is away.
+        player: the reader holds a seat (``player``: they paused it themselves).
+    """
+    if why == "away":
+        return "every player is away" if seats > 1 else "the player is away"
+    if why == "player":
+        return "you paused it" if player else "its player paused it"
+    if why == "unwatched":
+        return "bots only, waiting for a spectator"
+    return why
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# -- events -------------------------------------------------------------------------------
+
+_Teller = Callable[["Words", dict[str, Any]], Said | None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Words:
+    """The sentences of one room, as one reader sees it.
+
+    Args:
+        game: the game's name (``mathable``...).
+        name: a seat's name as the client shows it (its model's ``name``).
+        seat: the reader's seat, None for a spectator.
+        seats: the room's number of seats.
+    """
+
+    game: str
+    name: Callable[[int | None], str] = field(default=lambda seat: f"seat {seat}")
+    seat: int | None = None
+    seats: int = 1
+
+    def event(self, ev: Mapping[str, Any]) -> Said | None:
+        """One event in words; None for one the reader need not be told (another's private)."""
+        kind = str(ev.get("e"))
+        teller = _EVENTS.get(self.game, {}).get(kind) or _COMMON.get(kind)
+        if teller is None:
+            return Said(kind.replace("_", " "), minor=True)
+        return teller(self, dict(ev))
+
+    def events(self, events: Sequence[Mapping[str, Any]], *, minor: bool = False) -> list[Said]:
+        """Every event's sentence, in order (``minor``: the housekeeping ones too)."""
+        said = [self.event(ev) for ev in events]
+        return [s for s in said if s is not None and (minor or not s.minor)]
+
+    def paused(self, why: str) -> str:
+        """:func:`paused_why` for this room and reader."""
+        return paused_why(why, seats=self.seats, player=self.seat is not None)
+
+    def undone(self, action: Mapping[str, Any]) -> str:
+        """An action taken back, in words: ``the stone on h7``, ``c6-b5``, ``the pair a1+b1``."""
+        do = action.get("do")
+        if do == "place" and self.game == "ishido":
+            return f"the stone on {square(action.get('at'))}"
+        if do == "move":
+            return f"{square(action.get('from'))}-{square(action.get('to'))}"
+        if do == "pair":
+            return f"the pair {square(action.get('a'))}+{square(action.get('b'))}"
+        if do == "help":
+            return "the help's pair"
+        return str(do or "a move")
+
+    def tile(self, kind: int) -> str:
+        return tile_label(self.game, kind)
+
+
+def _started(w: Words, ev: dict[str, Any]) -> Said:
+    return Said("The game begins.", Tone.NOTE)
+
+
+def _paused(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"The clock stops: {w.paused(str(ev.get('why') or ''))}", Tone.NOTE)
+
+
+def _resumed(w: Words, ev: dict[str, Any]) -> Said:
+    paused_for = duration(float(ev.get("paused_for") or 0))
+    return Said(f"The clock runs again, after {paused_for}", Tone.NOTE)
+
+
+def _stand_in(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"COMP plays for {w.name(ev.get('seat'))}, who is away", Tone.NOTE)
+
+
+def _stand_back(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"{w.name(ev.get('seat'))} is back and plays again", Tone.GOOD)
+
+
+def _undone(w: Words, ev: dict[str, Any]) -> Said:
+    what = w.undone(ev.get("action") or {})
+    return Said(f"Took back {what} (undos: {ev.get('undos')}; not eligible for records)", Tone.NOTE)
+
+
+_COMMON: dict[str, _Teller] = {
+    "started": _started,
+    "paused": _paused,
+    "resumed": _resumed,
+    "stand_in": _stand_in,
+    "stand_back": _stand_back,
+    "undone": _undone,
+}
+"""Events any game may send: the room's more than the game's."""
+
+
+# Ishido
+
+
+def _ishido_placed(w: Words, ev: dict[str, Any]) -> Said:
+    n = int(ev.get("neighbours") or 0)
+    text = f"{stone_label(ev.get('stone'))} on {square(ev['at'])}: "
+    text += f"{_plural(n, 'neighbour')}, +{ev['points']}"
+    if ev.get("fourway"):
+        return Said(text + f"  4-WAY! +{ev['bonus']}", Tone.NOTE)
+    return Said(text)
+
+
+def _ishido_drew(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"Next stone {stone_label(ev.get('stone'))}, {ev.get('pouch')} left", minor=True)
+
+
+def _ishido_won(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"All stones placed! Bonus {ev['bonus']}, score {ev['score']}", Tone.NOTE)
+
+
+def _ishido_over(w: Words, ev: dict[str, Any]) -> Said:
+    if ev.get("reason") == "quit":
+        return Said(f"Game ended: {ev['left']} left, score {ev['score']}", Tone.NOTE)
+    return Said(
+        f"{stone_label(ev.get('stone'))} fits nowhere: game over, {ev['left']} left, "
+        f"bonus {ev['bonus']}, score {ev['score']}",
+        Tone.NOTE,
+    )
+
+
+def _ishido_help(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(
+        f"Best square: {square(ev['at'])} (+{ev['points']}); helps used {ev['helps']}", Tone.NOTE
+    )
+
+
+# Lines
+
+
+def _lines_moved(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"{square(ev['from'])}-{square(ev['to'])}")
+
+
+def _lines_removed(w: Words, ev: dict[str, Any]) -> Said:
+    streak = f", streak {ev['streak']}" if ev.get("streak") else ""
+    thrown = "" if ev.get("by") == "move" else " (thrown)"
+    return Said(f"{ev['n']} in a line{thrown}: +{ev['points']}{streak}", Tone.NOTE)
+
+
+def _lines_thrown(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"{len(ev.get('cells') or [])} new chips", Tone.QUIET)
+
+
+def _score_over(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"Game over: score {ev['score']}", Tone.NOTE)
+
+
+# LinkSame and Match-It
+
+
+def _pair(w: Words, ev: dict[str, Any]) -> str:
+    return f"{square(ev['a'])}+{square(ev['b'])}"
+
+
+def _linksame_removed(w: Words, ev: dict[str, Any]) -> Said:
+    bonus = f" (speed +{ev['bonus']})" if ev.get("bonus") else ""
+    slid = f", {len(ev['moved'])} slid" if ev.get("moved") else ""
+    return Said(f"{w.tile(int(ev['tile']))} {_pair(w, ev)} +{ev['points']}{bonus}{slid}")
+
+
+def _linksame_hint(w: Words, ev: dict[str, Any]) -> Said:
+    return Said(f"Hint: {_pair(w, ev)}, {ev['points']}", Tone.NOTE)
+
+
+def _linksame_shuffled(w: Words, ev: dict[str, Any]) -> Said:
+    if ev.get("free"):
+        return Said("Reshuffled (free, no pair left)")
+    return Said(f"Reshuffled {ev['points']}")
+
+
+def _stage(n: Any) -> str:
+    return f"Stage {int(n) + 1}"
+
+
+_LINKSAME_OVER = {"completed": "every stage cleared", "quit": "ended", "time": "time is up"}
+
+
+_LINKSAME_EVENTS: dict[str, _Teller] = {
+    "removed": _linksame_removed,
+    "shot_clock": lambda w, ev: Said(f"Shot clock {ev['points']}", Tone.BAD),
+    "hint": _linksame_hint,
+    "shuffled": _linksame_shuffled,
+    "restarted": lambda w, ev: Said(f"{_stage(ev['stage'])} restarted"),
+    "stage_clear": lambda w, ev: Said(f"{_stage(ev['stage'])} clear!", Tone.NOTE),
+    "stage": lambda w, ev: Said(
+        f"{_stage(ev['stage'])}: {MOVEMENT.get(ev.get('movement', ''), ev.get('movement'))}"
+    ),
+    "game_over": lambda w, ev: Said(
+        f"Game over ({_LINKSAME_OVER.get(ev.get('reason', ''), ev.get('reason'))}): {ev['score']}",
+        Tone.NOTE,
+    ),
+}
+
+
+def _matchit_removed(w: Words, ev: dict[str, Any]) -> Said:
+    tiles = "+".join(w.tile(int(t)) for t in ev.get("tiles") or [])
+    how = f" (help, {ev['helps']} left)" if ev.get("help") else f" +{ev['points']}"
+    margins = f", margin {'/'.join(ev['margins'])}" if ev.get("margins") else ""
+    return Said(f"{tiles} {_pair(w, ev)}{how}{margins}")
+
+
+_LIFE = {"time_out": "time is up", "stuck": "no pair is left", "giveup": "given up"}
+
+
+_MATCHIT_EVENTS: dict[str, _Teller] = {
+    "removed": _matchit_removed,
+    "no_path": lambda w, ev: Said(
+        f"No path between {square(ev['a'])} and {square(ev['b'])}: {ev['points']}", Tone.BAD
+    ),
+    "highlight": lambda w, ev: Said(
+        f"{len(ev.get('cells') or [])} matching tiles marked: {ev['points']}"
+    ),
+    "no_pairs": lambda w, ev: Said("No pair can be removed", Tone.NOTE),
+    "sheet_clear": lambda w, ev: Said(
+        f"Sheet {ev['level']} clear! +{ev['points']} bonus", Tone.NOTE
+    ),
+    "time_out": lambda w, ev: Said("Time is up!", Tone.BAD),
+    "stuck": lambda w, ev: Said("No pair is left!", Tone.BAD),
+    "giveup": lambda w, ev: Said("Sheet given up!", Tone.BAD),
+    "life_lost": lambda w, ev: Said(
+        f"A life lost ({_LIFE.get(ev.get('reason', ''), ev.get('reason'))}), {ev['lives']} left",
+        Tone.BAD,
+    ),
+    "sheet": lambda w, ev: Said(f"Sheet {ev['level']}: {ev['sheet_time']} s"),
+    "game_over": lambda w, ev: Said(
+        f"Game over: {ev['score']} points, level {ev.get('level')}", Tone.NOTE
+    ),
+}
+
+
+# Mathable
+
+
+def _mathable_placed(w: Words, ev: dict[str, Any]) -> Said:
+    eqs = Placement.from_event(ev).equation()
+    extra = " +draw" if ev.get("draw_earned") else ""
+    who = w.name(ev.get("seat"))
+    return Said(f"{who}: {ev['tile']} on {square(ev['at'])} ({eqs}) +{ev['points']}{extra}")
+
+
+def _mathable_drew(w: Words, ev: dict[str, Any]) -> Said:
+    who = w.name(ev.get("seat"))
+    if ev.get("reason") == "extra":
+        return Said(f"{who} drew an extra tile")
+    return Said(f"{who} drew {_plural(int(ev.get('count') or 0), 'tile')}", minor=True)
+
+
+def _mathable_drew_tiles(w: Words, ev: dict[str, Any]) -> Said:
+    tiles = " ".join(str(t) for t in ev.get("tiles") or [])
+    return Said(f"You drew {tiles}", Tone.QUIET, minor=ev.get("reason") != "extra")
+
+
+def _mathable_hint(w: Words, ev: dict[str, Any]) -> Said:
+    tile = ev.get("tile")
+    if tile is None:
+        return Said("Hint: nothing on your rack fits", Tone.NOTE)
+    return Said(f"Hint: the {tile} fits somewhere (marked on your rack)", Tone.NOTE)
+
+
+def _mathable_hinted(w: Words, ev: dict[str, Any]) -> Said:
+    mine = ev.get("seat") == w.seat
+    return Said(f"{w.name(ev.get('seat'))} asked for a hint", Tone.QUIET, minor=mine)
+
+
+def _mathable_turn_ended(w: Words, ev: dict[str, Any]) -> Said:
+    who = w.name(ev.get("seat"))
+    return Said(
+        f"{who} ended the turn ({ev.get('placed')} placed)", minor=ev.get("reason") != "end"
+    )
+
+
+def _mathable_turn(w: Words, ev: dict[str, Any]) -> Said:
+    if ev.get("seat") == w.seat:
+        return Said("your turn", Tone.GOOD)
+    return Said(f"{w.name(ev.get('seat'))} to move")
+
+
+def _mathable_vote(w: Words, ev: dict[str, Any]) -> Said:
+    votes = "votes" if ev.get("vote") else "no longer votes"
+    return Said(f"{w.name(ev.get('seat'))} {votes} to quit")
+
+
+def _mathable_over(w: Words, ev: dict[str, Any]) -> Said:
+    scores = " ".join(str(s) for s in ev.get("scores") or [])
+    return Said(f"Game over ({ev.get('reason')}): {scores}", Tone.NOTE)
+
+
+_MATHABLE_EVENTS: dict[str, _Teller] = {
+    "placed": _mathable_placed,
+    "bonus": lambda w, ev: Said(f"{w.name(ev.get('seat'))}: 7 tiles, +{ev['points']}!", Tone.NOTE),
+    "drew": _mathable_drew,
+    "drew_tiles": _mathable_drew_tiles,
+    "exchanged": lambda w, ev: Said(
+        f"{w.name(ev.get('seat'))} exchanged {_plural(int(ev.get('count') or 0), 'tile')}"
+    ),
+    "hinted": _mathable_hinted,
+    "hint": _mathable_hint,
+    "timeout": lambda w, ev: Said(f"{w.name(ev.get('seat'))} ran out of time", Tone.NOTE),
+    "turn_ended": _mathable_turn_ended,
+    "turn": _mathable_turn,
+    "quit_vote": _mathable_vote,
+    "game_over": _mathable_over,
+}
+
+
+_EVENTS: dict[str, dict[str, _Teller]] = {
+    "ishido": {
+        "placed": _ishido_placed,
+        "drew": _ishido_drew,
+        "won": _ishido_won,
+        "game_over": _ishido_over,
+        "help": _ishido_help,
+    },
+    "lines": {
+        "moved": _lines_moved,
+        "removed": _lines_removed,
+        "thrown": _lines_thrown,
+        "game_over": _score_over,
+    },
+    "linksame": _LINKSAME_EVENTS,
+    "matchit": _MATCHIT_EVENTS,
+    "mathable": _MATHABLE_EVENTS,
+}
+"""Each game's own events (protocol/games/<game>.md), by event type."""
+
+
+# -- refusals -------------------------------------------------------------------------------
+
+ERRORS: dict[str, str] = {
+    "malformed_frame": "the client sent something the server could not read",
+    "not_a_map": "the client sent something the server could not read",
+    "missing_type": "the client sent a request without its type",
+    "unknown_type": "the server does not know that request",
+    "missing_field": "the request lacks a field",
+    "wrong_type": "a field of the request has the wrong type",
+    "out_of_range": "a value is out of range",
+    "unsupported_version": "this client is too old or too new for the server",
+    "hello_first": "the client spoke before saying hello",
+    "already_welcomed": "the client said hello twice",
+    "bad_token": "the server no longer knows you; choose a name",
+    "bad_name": "that name cannot be used",
+    "name_taken": "that name is taken, or looks like one that is",
+    "name_reserved": "names like COMP are kept for the bots",
+    "unknown_game": "the server has no such game",
+    "bad_option": "an option is wrong",
+    "bad_seats": "the seats are wrong",
+    "unknown_room": "no room has that id or code",
+    "room_full": "no seat is open to you",
+    "seat_taken": "that seat is taken",
+    "bad_seat": "there is no such seat",
+    "not_in_room": "you are not in that room",
+    "spectator": "you are watching: spectators cannot play",
+    "not_started": "the game has not started: it waits for players",
+    "stale": "the board changed before your move arrived: look again",
+    "too_many_rooms": "you have too many rooms open: play or leave some first",
+    "bad_field": "the move has a wrong field",
+    "unknown_table": "there is no such high-score table",
+    "unknown_player": "the server knows no such player",
+    "not_over": "that game is still being played: watch it",
+    "replay_gone": "that game can no longer be replayed",
+    "not_rated": "that game has no ratings",
+    "bad_cursor": "that page is gone: start from the first",
+    "room_closed": "an administrator closed the room",
+    "action_too_large": "the move is too large",
+    "rate_limited": "too many requests at once: slow down",
+    "unavailable": "the server cannot save moves now: try again in a moment",
+    "internal_error": "the server failed; nothing changed",
+    # codes of games whose clock stops, and every game's own
+    "paused": "the game is paused: resume it first",
+    "not_paused": "the game is not paused",
+    "not_pausable": "this game does not pause",
+    "not_your_turn": "it is not your turn",
+    "game_over": "the game is over",
+    "unknown_action": "the game has no such move",
+    "bad_cell": "that square is off the board",
+    "nothing_to_undo": "there is no move to take back",
+}
+"""Every error code of PROTOCOL.md §Error codes, and the codes all games share, in words."""
+
+_DETAILED = {
+    "name_taken",
+    "name_reserved",
+    "bad_name",
+    "bad_option",
+    "bad_seats",
+    "bad_field",
+    "bad_cell",
+    "out_of_range",
+    "missing_field",
+    "wrong_type",
+    "unknown_action",
+    "unknown_room",
+}
+"""Codes whose message says which field, value or room is wrong: the server's words then."""
+
+_CELL = re.compile(r"(?<![\w\]])\[(-?\d+), (-?\d+)\]")
+_STONE = re.compile(r"\b(stone|holds) \[(\d+), (\d+)\]")
+_TILES = re.compile(r"\b(\d+)(?= at \[)")
+
+
+def error_text(code: str, message: str, *, game: str | None = None) -> str:
+    """A refusal as the player reads it: the words for ``code``, the server's detail named
+    the board's way (squares ``i6``, tiles and stones as labelled).
+
+    A game rule's refusal (``occupied``, ``no_match``...), or one that names the field or
+    value at fault (``bad_option``, ``unknown_room``...), is the server's own message,
+    which quotes it; a request's (``stale``, ``unavailable``...) is said plainly.
+    """
+    detail = board_words(message, game=game)
+    known = ERRORS.get(code)
+    if known is None:  # a game's own rule: its message says what and where
+        return detail or code.replace("_", " ")
+    if code in _DETAILED and detail:
+        return detail
+    return known
+
+
+def board_words(message: str, *, game: str | None = None) -> str:
+    """``message`` with its ``[row, col]`` squares, stones and tiles named as the board shows.
+
+    Ishido's stones (``stone [0, 2]``, ``holds [0, 2]``) are ``[colour, symbol]``
+    and Mathable's racks are lists of numbers: only a list of two that follows
+    none of those is a square.
+    """
+    text = message
+    if game == "ishido":
+        text = _STONE.sub(lambda m: f"{m[1]} {stone_label((int(m[2]), int(m[3])))}", text)
+    if game in ("matchit", "linksame"):
+        text = _TILES.sub(lambda m: tile_label(game, int(m[1])), text)
+    pieces = re.split(r"(\brack \[[^\]]*\])", text)  # a rack is a list of tiles
+    return "".join(
+        p if p.startswith("rack [") else _CELL.sub(lambda m: square((int(m[1]), int(m[2]))), p)
+        for p in pieces
+    )
+
+
+# -- the quick-game form --------------------------------------------------------------------
+
+QUICK_WAITS = (30, 10, 60, 120)
+"""Seconds to wait for people before COMP players take the open seats (the first: the default,
+the server's own when none is sent)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuickField:
+    """One field of the quick-game form: the ``match`` field it fills, and its choices."""
+
+    key: str
+    label: str
+    choices: tuple[Any, ...]
+    labels: tuple[str, ...]
+    default: Any
+
+
+def quick_fields(game: Mapping[str, Any]) -> list[QuickField]:
+    """The form's fields for ``game`` (its ``welcome.games`` entry): none for a game of one.
+
+    In the order a player fills them: seats, the bots' level, how long to wait for people.
+    """
+    lo, hi = int(game.get("min_seats", 1)), int(game.get("max_seats", 1))
+    if hi <= 1:
+        return []
+    seats = tuple(range(lo, hi + 1))
+    levels = tuple(game.get("bots") or ["normal"])
+    level = "normal" if "normal" in levels else levels[0]
+    return [
+        QuickField(
+            key="seats", label="seats", choices=seats, labels=tuple(map(str, seats)), default=lo
+        ),
+        QuickField(key="level", label="bots' level", choices=levels, labels=levels, default=level),
+        QuickField(
+            key="bots_after",
+            label="bots after",
+            choices=QUICK_WAITS,
+            labels=tuple(f"{w} s" for w in QUICK_WAITS),
+            default=QUICK_WAITS[0],
+        ),
+    ]
+
+
+def quick_note(game: Mapping[str, Any]) -> str:
+    """What happens once the form is sent, for ``game``."""
+    if int(game.get("max_seats", 1)) > 1:
+        return "You join an open room like this, or open one; COMP takes seats left."
+    return "A game of one: it starts at once."
+
+
+def quick_request(game: Mapping[str, Any], **chosen: Any) -> dict[str, Any]:
+    """The ``match`` request the form says: every field of :func:`quick_fields`, the
+    ``chosen`` values or else the defaults. A game's options are never sent: a quick game
+    is met by whoever asks for the same game, so it keeps the defaults everyone gets."""
+    msg: dict[str, Any] = {"t": "match", "game": game["name"]}
+    for f in quick_fields(game):
+        value = chosen.get(f.key)
+        msg[f.key] = value if value in f.choices else f.default
+    return msg

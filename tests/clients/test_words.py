@@ -1,0 +1,188 @@
+"""The clients' words: every event of every game's page, every error code, squares as boards
+show them, and the quick-game form (clients/words.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+from tilehall.clients.words import (
+    ERRORS,
+    Said,
+    Tone,
+    Words,
+    error_text,
+    paused_why,
+    quick_fields,
+    quick_note,
+    quick_request,
+    square,
+    stone_label,
+    tile_label,
+)
+from tilehall.server.games import find_game
+from tilehall.server.games.errors import GameError
+
+PROTOCOL = Path(__file__).resolve().parents[2] / "protocol"
+GAMES = sorted(p.stem for p in (PROTOCOL / "games").glob("*.md"))
+
+
+def examples(text: str) -> list[dict]:
+    """Every event written out in ``text``: each ``{"e": ...}`` object, as JSON reads it
+    (an elided list, ``[3, 5, ...]``, read without its dots)."""
+    found = []
+    for start in (m.start() for m in re.finditer(r'\{"e":', text)):
+        depth = 0
+        for end in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        body = re.sub(r",\s*\.\.\.", "", text[start : end + 1])
+        found.append(json.loads(body))
+    return found
+
+
+def page_events(game: str) -> dict[str, list[dict]]:
+    """The events ``game``'s page lists (and the ``started`` every game sends), by type."""
+    out: dict[str, list[dict]] = {"started": [{"e": "started"}]}
+    for ev in examples((PROTOCOL / "games" / f"{game}.md").read_text()):
+        out.setdefault(ev["e"], []).append(ev)
+    return out
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_event_of_every_games_page_has_a_sentence(game):
+    events = page_events(game)
+    assert len(events) >= 5, events  # the page was read
+    words = Words(game=game, name=lambda seat: f"P{seat}", seat=0, seats=2)
+    for kind, evs in events.items():
+        for ev in evs:
+            said = words.event(ev)
+            assert isinstance(said, Said) and said.text.strip(), (game, ev)
+            # a sentence of its own, not the event's code read out
+            assert said.text != kind.replace("_", " "), (game, kind)
+            assert not re.search(r"\[-?\d+, -?\d+\]", said.text), (game, said)  # squares named
+
+
+def test_the_pages_example_events_name_their_squares_the_boards_way():
+    w = Words(game="lines")
+    moved = {"e": "moved", "from": [7, 0], "to": [5, 1], "path": [], "colour": 1}
+    assert w.event(moved) == Said("a8-b6")
+    ishido = Words(game="ishido").event(page_events("ishido")["help"][0])
+    assert ishido is not None and ishido.text.startswith("Best square: h5 ")
+
+
+def test_mathable_sentences_say_who_and_what_the_reader_needs():
+    w = Words(game="mathable", name=lambda seat: ["Ada", "Bob"][seat], seat=0, seats=2)
+    placed = page_events("mathable")["placed"][0]
+    said = w.event(placed)
+    assert said is not None
+    assert said.text == "Ada: 21 on e8 (21=7*3) +21 +draw"
+    assert w.event({"e": "turn", "seat": 0}) == Said("your turn", Tone.GOOD)
+    assert w.event({"e": "turn", "seat": 1}) == Said("Bob to move")
+    refill = w.event({"e": "drew", "seat": 1, "count": 3, "reason": "refill"})
+    assert refill is not None and refill.minor  # housekeeping: a one-line log skips it
+    assert [s.text for s in w.events([{"e": "hinted", "seat": 0}, {"e": "hinted", "seat": 1}])] == [
+        "Bob asked for a hint"
+    ]
+
+
+def test_pause_reasons_for_a_room_and_its_reader():
+    assert paused_why("away", seats=1, player=True) == "the player is away"
+    assert paused_why("away", seats=3, player=False) == "every player is away"
+    assert paused_why("player", seats=1, player=True) == "you paused it"
+    assert paused_why("player", seats=1, player=False) == "its player paused it"
+    assert "spectator" in paused_why("unwatched", seats=2, player=False)
+    said = Words(game="matchit", seat=None).event({"e": "paused", "why": "player"})
+    assert said == Said("The clock stops: its player paused it", Tone.NOTE)
+
+
+def error_codes() -> list[str]:
+    text = (PROTOCOL / "PROTOCOL.md").read_text()
+    section = text.split("## Error codes", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
+
+
+def test_every_error_code_of_the_protocol_has_words():
+    codes = error_codes()
+    assert len(codes) > 35 and "stale" in codes and "not_pausable" in codes
+    missing = [c for c in codes if c not in ERRORS]
+    assert missing == []
+    for code in codes:
+        text = error_text(code, "")
+        assert text and "_" not in text, code  # words, not the code
+
+
+def refusal(game: str, action: dict, seats: int = 1) -> GameError:
+    """What a real engine says to ``action`` on a fresh board (seed 5)."""
+    engine = find_game(game)(seats=seats, rng=random.Random(5), options={}, now=0.0)
+    with pytest.raises(GameError) as caught:
+        engine.act(0, action, 1.0)
+    return caught.value
+
+
+def test_refusals_name_squares_stones_and_tiles_as_the_board_shows_them():
+    occupied = refusal("ishido", {"do": "place", "at": [3, 5]})
+    assert occupied.code == "occupied" and "[3, 5]" in str(occupied)
+    said = error_text(occupied.code, str(occupied), game="ishido")
+    stone = re.search(r"holds \[(\d+), (\d+)\]", str(occupied))
+    assert stone is not None
+    assert said == f"square f4 already holds {stone_label((int(stone[1]), int(stone[2])))}"
+
+    off = refusal("ishido", {"do": "place", "at": [9, 2]})
+    said = error_text(off.code, str(off), game="ishido")
+    assert said == "'at' c10 is off the 8x12 board"
+
+    differ = refusal("matchit", {"do": "pair", "a": [0, 0], "b": [0, 1]})
+    tiles = [int(t) for t in re.findall(r"(\d+) at", str(differ))]
+    text = error_text(differ.code, str(differ), game="matchit")
+    labels = [tile_label("matchit", t) for t in tiles]
+    assert text == f"tiles {labels[0]} at a1 and {labels[1]} at b1 differ"
+
+    made = refusal("mathable", {"do": "place", "tile": 90, "at": [5, 8]}, seats=2)
+    assert error_text(made.code, str(made), game="mathable").startswith("tile 90 at i6 is not made")
+    rack = refusal("mathable", {"do": "place", "tile": 1, "at": [6, 6]}, seats=2)
+    # a rack is a list of tiles, never squares, even of two
+    assert error_text(rack.code, str(rack), game="mathable") == str(rack)
+    assert error_text("not_in_rack", "tile 1 is not on your rack [5, 7]") == (
+        "tile 1 is not on your rack [5, 7]"
+    )
+
+
+def test_request_refusals_are_said_plainly_and_details_kept_where_they_matter():
+    assert error_text("stale", "act.seq 4 is not the room's seq 5") == (
+        "the board changed before your move arrived: look again"
+    )
+    assert error_text("bad_option", "'turn_seconds' must be 0..600, not 900") == (
+        "'turn_seconds' must be 0..600, not 900"
+    )
+    assert error_text("bad_option", "") == "an option is wrong"
+
+
+def test_squares_are_column_letter_and_row_from_one():
+    assert square([5, 8]) == "i6" and square((0, 0)) == "a1" and square(None) == "-"
+
+
+MATHABLE = {"name": "mathable", "min_seats": 2, "max_seats": 4, "bots": ["easy", "normal", "hard"]}
+LINES = {"name": "lines", "min_seats": 1, "max_seats": 1}
+
+
+def test_the_quick_game_form_asks_seats_level_and_wait_and_sends_them_all():
+    fields = quick_fields(MATHABLE)
+    assert [f.key for f in fields] == ["seats", "level", "bots_after"]
+    assert fields[0].choices == (2, 3, 4) and fields[1].default == "normal"
+    assert quick_request(MATHABLE) == {
+        "t": "match",
+        "game": "mathable",
+        "seats": 2,
+        "level": "normal",
+        "bots_after": 30,
+    }
+    chosen = quick_request(MATHABLE, seats=3, level="hard", bots_after=10)
+    assert chosen["seats"] == 3 and chosen["level"] == "hard" and chosen["bots_after"] == 10
+    assert quick_request(MATHABLE, level="godlike")["level"] == "normal"  # not a choice
+    assert quick_fields(LINES) == [] and quick_request(LINES) == {"t": "match", "game": "lines"}
+    assert "COMP" in quick_note(MATHABLE) and "at once" in quick_note(LINES)
