@@ -117,10 +117,8 @@ class TilehallApp(App[None]):
         """Say hello by saved token, else by name, asking for a name when refused."""
         from tilehall.clients.cli.lobby import NameScreen
 
-        saved_name, token = load_identity(self.url)
-        name = self.wanted_name or saved_name
-        if self.wanted_name and saved_name and self.wanted_name.casefold() != saved_name.casefold():
-            token = None  # another player on this machine: a new identity
+        saved_name, token = load_identity(self.url, self.wanted_name)
+        name = saved_name  # --name X: X's own token, if X played here before
         problem: str | None = None
         backoff = 0.5
         while True:

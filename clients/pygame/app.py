@@ -99,10 +99,8 @@ class App:
         self.net.start()
 
     def _make_net(self, name: str | None) -> Net:
-        saved_name, token = load_identity(self.url)
-        if name and saved_name and name.casefold() != saved_name.casefold():
-            token = None  # a different player: a new hello by name
-        return Net(self.url, name=name or saved_name, token=token)
+        saved_name, token = load_identity(self.url, name)  # that name's own token, if any
+        return Net(self.url, name=saved_name, token=token)
 
     def reconnect_as(self, name: str) -> None:
         """After the server refused our name: try again with another one."""

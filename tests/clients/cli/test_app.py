@@ -9,7 +9,7 @@ from tilehall.clients.cli.app import TilehallApp
 from tilehall.clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
 from tilehall.clients.cli.lobby import CodeScreen, LobbyScreen, NameScreen, ScoresScreen
 from tilehall.clients.cli.widgets import Choice, StatusLine
-from tilehall.clients.config import load_identity, save_identity
+from tilehall.clients.config import known_names, load_identity, save_identity
 from tilehall.clients.connection import Connection
 
 from tests.clients.cli.util import app_for, create_room, screen_of, text_of, until
@@ -24,6 +24,24 @@ async def test_name_is_remembered_and_the_next_start_resumes_the_player(url):
         await screen_of(pilot, LobbyScreen)
         assert pilot.app.conn.player == "ada"
         assert pilot.app.conn.token == token
+
+
+async def test_play_as_ada_then_as_bea_then_name_ada_resumes_adas_seat(url):
+    """Each name keeps its own token: starting as bea never loses ada's (issue 29)."""
+    async with app_for(url, "ada").run_test() as pilot:
+        await create_room(pilot, "ishido")
+        await screen_of(pilot, IshidoScreen)
+        [room] = pilot.app.lobby.mine
+        ada_token = pilot.app.conn.token
+    async with app_for(url, "bea").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        assert pilot.app.conn.player == "bea"
+        assert pilot.app.lobby.mine == []
+    async with app_for(url, "ADA").run_test() as pilot:  # --name ada, in any case
+        await screen_of(pilot, LobbyScreen)
+        assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", ada_token)
+        assert pilot.app.lobby.mine == [room]
+    assert known_names(url) == ["ada", "bea"]
 
 
 async def test_a_refused_token_asks_for_a_name_again(url):
