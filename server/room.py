@@ -516,11 +516,14 @@ class Room:
                 "the move could not be confirmed as saved; the room is being restored from "
                 "its journal and will tell you what it holds"
             ) from None
-        for member, data in core.commit(
-            pending, self.members, self.compact, wall=self.clock.time(), origin=origin, re=re
-        ):
+        try:
+            frames = core.commit(
+                pending, self.members, self.compact, wall=self.clock.time(), origin=origin, re=re
+            )
+        finally:
+            self._settled.set()  # committed (even if its frames could not be made): readers go on
+        for member, data in frames:
             member.push(data)
-        self._settled.set()
         metrics.actions[self.game.name] += 1
         metrics.act_latency.observe(time.perf_counter() - started)
         await self.after_change(entry.now)
