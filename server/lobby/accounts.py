@@ -238,13 +238,13 @@ class Accounts(Records):
         Raises:
             KeyError: no player has that name.
         """
-        account = await self._named(name)
+        account = await self.named(name)
         await self.store.set_disabled(account.id, disabled)
         if disabled:
             for member in list(self.signed_in.get(account.id, {})):
                 member.close(CloseCode.NAME_DISABLED, "name disabled by the host")
         log.warning("player %s %s by the host", account.name, "barred" if disabled else "restored")
-        return await self._named(name)
+        return await self.named(name)
 
     async def reset_password(self, name: str) -> str:
         """Remove ``name``'s password; return a one-time code its owner may sign in with once.
@@ -252,13 +252,13 @@ class Accounts(Records):
         Raises:
             KeyError: no player has that name.
         """
-        account = await self._named(name)
+        account = await self.named(name)
         code = secrets.token_urlsafe(16)
         await self.store.set_password(account.id, None, code_hash(code))
         log.warning("player %s: password reset by the host", account.name)
         return code
 
-    async def _named(self, name: str) -> AccountRecord:
+    async def named(self, name: str) -> AccountRecord:
         account = await self.store.account_by_name(name)
         if account is None:
             raise KeyError(name)

@@ -7,6 +7,9 @@ killing their tokens; and no password kept as itself in the data directory.
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,7 +19,7 @@ from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
 from websockets.exceptions import ConnectionClosed
 
-from tests.helpers import Raw
+from tests.helpers import ROOT, Raw
 from tests.services import pg_schema
 
 PASSWORD = "correct horse battery"
@@ -195,3 +198,47 @@ async def test_no_file_in_the_data_directory_holds_a_password_as_itself(
     for name, data in kept.items():
         for secret in secrets:
             assert secret not in data, f"{name} holds a secret as itself"
+
+
+def admin(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``tilehall-server admin --data-dir DATA_DIR ...`` as a host types it."""
+    return subprocess.run(
+        [sys.executable, "-m", "tilehall.server.app", "admin", "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=30,
+    )
+
+
+async def test_a_host_bars_restores_and_resets_a_name(server: Server, url: str) -> None:
+    ada = await Raw.open(url, "ada")
+    await ada.call({"t": "set_password", "password": PASSWORD})
+    bea = await Raw.open(url, "bea")
+    data = server.config.data_dir
+    shown = await asyncio.to_thread(admin, data, "player", "ADA")
+    assert shown.returncode == 0, shown.stderr
+    assert "ada (id " in shown.stdout and "enabled, password, 1 connection(s)" in shown.stdout
+    barred = await asyncio.to_thread(admin, data, "player", "ada", "--disable")
+    assert "DISABLED" in barred.stdout, barred.stderr
+    assert await close_code(ada) == CloseCode.NAME_DISABLED
+    for fields in ({"token": ada.token}, {"name": "ada", "password": PASSWORD}):
+        _, refused = await hello(url, **fields)
+        assert refused["code"] == "name_disabled"
+    assert (await bea.call({"t": "ping"}))["t"] == "pong"
+    await asyncio.to_thread(admin, data, "player", "ada", "--enable")
+    _, back = await hello(url, token=ada.token)
+    assert back["t"] == "welcome"
+    reset = await asyncio.to_thread(admin, data, "player", "ada", "--reset-password")
+    assert "no password, a one-time code waiting" in reset.stdout, reset.stderr
+    code = reset.stdout.rsplit(": ", 1)[1].strip()
+    _, old = await hello(url, name="ada", password=PASSWORD)
+    assert old["code"] == "bad_password"
+    phone, welcome = await hello(url, name="ada", password=code)
+    assert welcome["t"] == "welcome"
+    _, twice = await hello(url, name="ada", password=code)  # once only: no guard is left
+    assert twice["code"] == "name_taken"
+    new = await phone.call({"t": "set_password", "password": "a brand new one"})
+    assert new["t"] == "password_set"
+    missing = await asyncio.to_thread(admin, data, "player", "nobody")
+    assert (missing.returncode, "no player 'nobody'" in missing.stderr) == (1, True)
