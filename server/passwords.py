@@ -192,6 +192,12 @@ class Attempts:
                 times = self._seen[key] = deque(maxlen=self.failures)
             times.append(now)
 
+    def undo(self, key: str, at: float) -> None:
+        """Take back one failure counted at ``at`` (counted before the check, then right)."""
+        times = self._seen.get(key)
+        if times is not None and at in times:
+            times.remove(at)
+
     def forget(self, key: str) -> None:
         """The right password: the name's count starts again (an address's does not)."""
         self._seen.pop(key, None)

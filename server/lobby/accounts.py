@@ -147,17 +147,27 @@ class Accounts(Records):
                 f" try again in {wait:.0f} s",
                 retry_after=round(wait, 1),
             )
-        if account.reset_code is not None and same_code(password, account.reset_code):
-            await self.store.set_password(account.id, account.password, None)
-            right = True
-        else:
-            right = account.password is not None and await self._verify(account.password, password)
+        # Counted as wrong before the check and taken back if right: checks under way
+        # at once (one per hashing thread and backlog) must not each find the count low.
+        self.attempts.failed(keys, now)
+        try:
+            if account.reset_code is not None and same_code(password, account.reset_code):
+                await self.store.set_password(account.id, account.password, None)
+                right = True
+            else:
+                right = account.password is not None and await self._verify(
+                    account.password, password
+                )
+        except BaseException:
+            self.attempts.undo(keys[0], now)
+            self.attempts.undo(keys[1], now)
+            raise
         if not right:
-            self.attempts.failed(keys, now)
             raise ProtocolError(
                 ErrorCode.BAD_PASSWORD, f"that is not the password of {account.name!r}"
             )
         self.attempts.forget(keys[0])
+        self.attempts.undo(keys[1], now)
 
     async def _hash(self, password: str) -> str:
         try:
