@@ -100,8 +100,7 @@ class Queries:
     account: str = f"SELECT {ACCOUNT_COLUMNS} FROM players p WHERE p.id = ?"
     """player"""
     account_by_token: str = (
-        f"SELECT {ACCOUNT_COLUMNS} FROM tokens t JOIN players p ON p.id = t.player"
-        " WHERE t.hash = ?"
+        f"SELECT {ACCOUNT_COLUMNS} FROM tokens t JOIN players p ON p.id = t.player WHERE t.hash = ?"
     )
     """token_hash"""
     account_by_name: str = (
