@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import pickle
 import random
 from typing import TYPE_CHECKING, Any
 
@@ -153,12 +152,12 @@ class Bots:
             await health.wait()
             if delay:
                 await room.clock.sleep(delay)
-            shown = core.view(seat)
-            if shown is None:  # a move waits for its append: think about what is committed
-                await room.settled(seat)
+            if core.pending:  # a move waits for its append: think once it is settled
+                await room.settle()
                 continue
-            # The bot gets its own copy: the committed view is shared by every reader.
-            view = pickle.loads(pickle.dumps(shown, pickle.HIGHEST_PROTOCOL))
+            view = core.view(seat)  # made now, of the committed game: the bot's own
+            if view is None:
+                return  # dropped: the room is suspended, and its rebuild wakes the bots
             seq = core.seq
             bot = self.mind(seat)
             try:

@@ -133,7 +133,7 @@ class Room:
         self.members: dict[Member, int | None] = {}
         self.compact: set[Member] = set()
         """Members that get patches (``compact``) rather than whole views."""
-        self.lock = asyncio.Lock()
+        self._lock = asyncio.Lock()
         """The door's: held by :meth:`submit` from the engine's step to the commit or drop,
         and by :meth:`between_moves`. Nothing else in the server takes it."""
         self._summary_due = False
@@ -255,6 +255,11 @@ class Room:
         while not self.viewable(seat) and not self.suspended and not self.closed:
             await self._settled.wait()
 
+    async def settle(self) -> None:
+        """Wait until no change is pending (committed or dropped)."""
+        while self.core.pending:
+            await self._settled.wait()
+
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` (None: a spectator) sees as the journal holds it, also before play.
 
@@ -298,7 +303,7 @@ class Room:
         happen between two moves without being one (the store told the room has
         moved, the server stops).
         """
-        async with self.lock:
+        async with self._lock:
             yield
 
     def check_open(self) -> None:
@@ -407,7 +412,7 @@ class Room:
                 not confirm the append; a refusal ``decide`` raised.
             GameError: the engine refused; nothing changed.
         """
-        async with self.lock:
+        async with self._lock:
             if self.closed:
                 return False
             self.check_open()

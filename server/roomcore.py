@@ -1,9 +1,10 @@
 """A room's core: what its game is, as the journal holds it, and nothing else.
 
 The core is the room without I/O, in the style of h11's ``Connection``: it
-decides, it never writes. It holds the engine, the last seq, the views of that
-seq, the recent updates and the compact members' bases, and takes one journal
-entry at a time (a seat's action, a clock step, a pause, a stand-in, the start):
+decides, it never writes. It holds the engine, the last seq and what readers
+are shown of it, the recent updates and the compact members' views of that seq
+(their bases), and takes one journal entry at a time (a seat's action, a clock
+step, a pause, a stand-in, the start):
 
 - :meth:`RoomCore.propose` runs the entry through the engine (which refuses and
   changes nothing, or returns events) and returns a :class:`Pending` change: the
@@ -16,11 +17,11 @@ entry at a time (a seat's action, a clock step, a pause, a stand-in, the start):
 
 Every reader asks the *committed* state: :attr:`RoomCore.seq`,
 :attr:`RoomCore.status`, :attr:`RoomCore.paused`, :attr:`RoomCore.to_move`,
-:meth:`RoomCore.view`, :meth:`RoomCore.missed`. They are taken at each commit
-(the views when first asked, and kept for the seq): while a change is pending,
-the engine has moved on but what readers are shown has not. A view not yet
-kept for the seq cannot be made from an engine that has moved on: :meth:`view`
-then answers None, and the room's shell waits for the change to settle.
+:meth:`RoomCore.view`, :meth:`RoomCore.missed`. They are taken at each commit:
+while a change is pending, the engine has moved on but what readers are shown
+has not. A view of the committed seq is then the one kept for compact members
+of that seat; any other cannot be made from an engine that has moved on, so
+:meth:`view` answers None and the room's shell waits for the change to settle.
 
 Time is handed in (the entry's ``now``, the ``wall`` a view is sent at); the
 core has no clock, no store, no tasks, and is tested without an event loop.
@@ -88,8 +89,6 @@ class RoomCore:
         self._to_move: int | None = None
         self._deadline: float | None = None
         self._stood_in: frozenset[int] = frozenset()
-        self._views: dict[int | None, View] = {}
-        """The engine's views at :attr:`seq` by seat (None: spectators), made when first asked."""
         self.recent: collections.deque[tuple[int, bytes]] = collections.deque(maxlen=RECENT)
         """The last updates' events, msgpack-packed: bytes are invisible to the cycle
         collector, while 256 moves of event dicts per room were most of what it had
@@ -166,16 +165,20 @@ class RoomCore:
     def view(self, seat: int | None) -> View | None:
         """The engine's view of the committed seq for ``seat`` (None: a spectator).
 
-        None when the view was not kept for this seq and the engine has moved on
-        (a change pending, or dropped): wait for it to settle. The view is shared:
-        never change it (:func:`timed` copies before setting the time).
+        While a change is pending (or was dropped) the engine has moved on: the
+        view is then the one kept for compact members of that seat, if any, else
+        None (wait for the change to settle). A kept view is shared: never change
+        it (:func:`timed` copies before setting the time). Views are not kept for
+        every seat at every commit: a thousand rooms' views alive between moves
+        were objects for the cycle collector to walk, and cost more CPU per move
+        than a newcomer's rare wait for an append.
         """
-        view = self._views.get(seat)
-        if view is None:
-            if self._pending is not None or self._stale or self._engine is None:
-                return None
-            view = self._views[seat] = self._engine.view(seat)
-        return view
+        engine = self._engine
+        if self._pending is None and not self._stale and engine is not None:
+            return engine.view(seat)  # the engine is the committed game: a view of its own
+        if self._bases_seq == self._seq:  # compact members' views of the seq, kept for them
+            return self._bases.get(seat)
+        return None
 
     def base_view(self, seat: int | None, wall: float) -> View | None:
         """The view a compact member gets on joining, kept so the next update patches it."""
@@ -293,7 +296,6 @@ class RoomCore:
     def _take(self) -> None:
         """Copy what readers are shown from the engine, which now holds the committed seq."""
         engine = self._engine
-        self._views = {}
         if engine is None:
             self._status = self._paused = self._to_move = self._deadline = None
             self._stood_in = frozenset()

@@ -39,7 +39,9 @@ def place(core: RoomCore, i: int = 0) -> dict:
 
 def test_nothing_shows_before_its_commit():
     core, _ = started()
+    kept = core.base_view(0, T0)  # a compact member of seat 0 holds this view
     before = {"seq": core.seq, "status": core.status, "player": core.view(0)}
+    assert before["player"] == kept
     pending = core.propose(0, {"do": "quit"}, T0 + 1)
     assert core.pending and pending.entry.seq == 2
     assert core.engine is not None and core.engine.status.value == "over"  # the engine moved
@@ -66,17 +68,19 @@ def test_a_refused_entry_changes_nothing_and_leaves_nothing_pending():
 
 def test_one_change_at_a_time_and_none_after_a_drop_until_rebuilt():
     core, journal = started()
-    spectator = core.view(None)
+    spectator = core.base_view(None, T0)
     pending = core.propose(0, place(core), T0 + 1)
     with pytest.raises(RuntimeError):
         core.propose(0, {"do": "quit"}, T0 + 2)
     core.drop(pending)
     assert core.stale and not core.pending and core.engine is None
     assert core.seq == 1 and core.view(None) == spectator, "what was committed is still shown"
+    assert core.view(0) is None, "a view not kept cannot be made until rebuilt"
     with pytest.raises(RuntimeError):
-        core.propose(0, place(core), T0 + 3)
+        core.propose(0, {"do": "quit"}, T0 + 3)
     core.rebuild(journal)
     assert not core.stale and core.seq == 1 and core.view(None) == spectator
+    assert core.view(0) is not None
 
 
 def test_a_game_over_takes_nothing_but_the_clock():
@@ -134,7 +138,7 @@ def test_a_view_with_a_clock_is_sent_with_the_time_it_is_sent_at():
     assert raw is not None and raw.get("deadline") is not None
     sent = timed(raw, T0 + 7)
     assert sent["now"] == T0 + 7
-    assert raw.get("now") != T0 + 7, "the kept view is shared: timed() copies it"
+    assert raw.get("now") != T0 + 7, "a kept view is shared: timed() copies it"
     if isinstance(sent.get("time_left"), float | int):
         assert sent["time_left"] == max(0.0, sent["deadline"] - (T0 + 7))
 
@@ -154,7 +158,7 @@ ENTRIES = st.lists(
         st.sampled_from(["place", "place", "place", "bad", "tick", "quit"]),
         st.integers(0, 50),  # which legal cell
         st.booleans(),  # the journal keeps it (else: dropped, and rebuilt)
-        st.booleans(),  # a spectator looks before the entry
+        st.booleans(),  # a compact spectator joins before the entry
     ),
     max_size=25,
 )
@@ -169,7 +173,7 @@ def test_the_committed_state_is_the_committed_entries_replayed(seed, script):
     for kind, pick, kept, looks in script:
         now += 1.0
         if looks:
-            core.view(None)
+            core.base_view(None, now)
         if kind == "place" and core.status is not None and core.status.value == "playing":
             action = place(core, pick)
         elif kind == "bad":
@@ -179,19 +183,22 @@ def test_the_committed_state_is_the_committed_entries_replayed(seed, script):
         else:
             action = {"do": "quit"}
         seat = None if action is TICK else 0
-        shown = (core.seq, core.status, core.view(0))
+        shown = (core.seq, core.status, core.view(None) if looks else None)
+        seen = (core.seq, core.status, core.view(0))
         try:
             pending = core.propose(seat, action, now)
         except GameError:
-            assert (core.seq, core.status, core.view(0)) == shown and not core.pending
+            assert (core.seq, core.status, core.view(0)) == seen and not core.pending
             continue
-        assert (core.seq, core.status, core.view(0)) == shown, "a pending entry was shown"
+        watched = core.view(None) if looks else None
+        assert (core.seq, core.status, watched) == shown, "a pending entry was shown"
+        assert core.view(0) is None, "seat 0's view was not kept: none while pending"
         if kept:
             core.commit(pending, {"ada": 0}, set(), wall=now)
             journal.append(pending.entry)
         else:
             core.drop(pending)
-            assert (core.seq, core.status, core.view(0)) == shown
+            assert (core.seq, core.status, core.view(None) if looks else None) == shown
             core.rebuild(journal)  # the journal, read back: what the room does on recovery
         again = RoomCore(core.record)
         again.rebuild(journal)

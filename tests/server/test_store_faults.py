@@ -173,21 +173,17 @@ async def test_a_newcomer_is_never_shown_a_move_before_its_commit(tmp_path):
         await asyncio.sleep(0.1)
         assert [u["seq"] for u in nell.of("update", room) if u["seq"] <= joined["seq"]] == []
 
-        # the commit fails: a newcomer let in meanwhile was shown the seq before it (the
-        # spectators' view of it was kept), is told of the suspension, and never sees the move
+        # the commit fails: the newcomer is told to come back, and never sees the move
         other.execute("BEGIN EXCLUSIVE")
         acting = asyncio.create_task(house.call(a, place(room, upd["view"])))
         await asyncio.sleep(0.3)
         joining = asyncio.create_task(house.call(olga, {"t": "watch", "room": room}))
-        err, early = await acting, await joining
+        err, refused = await acting, await joining
         assert err["code"] == "unavailable", err
-        assert early["t"] == "joined" and early["seq"] == len(journal), early
-        assert early["view"] == view_at(house, room, journal)
+        assert refused["code"] == "unavailable", refused
         other.execute("ROLLBACK")
         await restored(house, w, room)
-        await olga.wait_for(suspended(room, False))
         assert await house.journal(room) == journal
-        assert olga.of("update", room) == [], "the dropped move was never sent"
         again = await house.call(olga, {"t": "watch", "room": room})
         assert again["seq"] == len(journal)
         assert again["view"] == view_at(house, room, journal)
