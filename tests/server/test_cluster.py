@@ -179,6 +179,7 @@ def test_private_codes_are_hashed_in_the_directory():
     assert "abc" not in code_hash("abc") and len(code_hash("abc")) == 32
 
 
+@pytest.mark.slow  # a server process
 def test_a_single_node_never_imports_the_cluster_or_aiomqtt(tmp_path):
     script = (
         "import asyncio, sys\n"

@@ -135,6 +135,7 @@ async def play(house: House, name: str, seed: int, moves: int) -> tuple[MemoryMe
     max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(seed=st.integers(0, 2**31))
+@pytest.mark.slow  # whole games, every view rebuilt
 async def test_patches_rebuild_every_view_for_players_and_spectators(tmp_path_factory, name, seed):
     house = await House.open(tmp_path_factory.mktemp("house"), bot_delay=0)
     try:

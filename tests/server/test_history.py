@@ -75,6 +75,7 @@ async def test_someone_elses_history_hides_their_private_rooms(house):
     assert (await house.call(ada, {"t": "replay", "room": made["room"], "seq": 1}))["seq"] == 1
 
 
+@pytest.mark.slow  # whole games played and replayed
 async def test_a_history_page_of_the_longest_names_stays_under_the_frame_limit(tmp_path):
     """A hundred four-seat Mathable games whose four players took the longest names (24
     letters of four UTF-8 bytes) come to about 66.5 KB, past the 64 KiB frame limit: a
@@ -255,6 +256,7 @@ def played(name: str, seed: int, moves: int, options: dict) -> tuple[RoomRecord,
 @pytest.mark.parametrize("name", ["mathable", "lines", "ishido", "matchit", "linksame"])
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), order=st.randoms(use_true_random=False))
+@pytest.mark.slow  # whole games played and replayed
 def test_every_position_of_a_replay_is_the_one_that_was_played(name, seed, order):
     record, journal, seen = played(name, seed, 80, {})
     replays = Replays(every=8)  # copies close together, so the test crosses many of them

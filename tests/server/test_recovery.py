@@ -18,6 +18,7 @@ def proc(tmp_path):
     p.stop()
 
 
+@pytest.mark.slow  # server processes killed and restarted
 async def test_sigkill_and_restart_brings_rooms_back_exactly(proc):
     proc.start()
     a = await Raw.open(proc.url, "Ada")
@@ -60,6 +61,7 @@ async def test_sigkill_and_restart_brings_rooms_back_exactly(proc):
     assert mj["seat"] == 0 and mj["view"]["status"] == "playing"
 
 
+@pytest.mark.slow  # server processes killed and restarted
 async def test_sigterm_closes_connections_with_1001_and_keeps_everything(proc):
     proc.start()
     a = await Raw.open(proc.url, "Ada")
@@ -80,6 +82,7 @@ async def test_sigterm_closes_connections_with_1001_and_keeps_everything(proc):
     assert (await b.call({"t": "join", "room": room}))["view"] == upd["view"]
 
 
+@pytest.mark.slow  # server processes killed and restarted
 async def test_an_undo_is_journaled_like_a_move_and_survives_sigkill(proc):
     proc.start()
     a = await Raw.open(proc.url, "Ada")

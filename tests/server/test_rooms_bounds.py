@@ -136,6 +136,7 @@ async def test_a_page_of_rooms_with_the_longest_names_ends_at_the_byte_bound(tmp
         await house.close()
 
 
+@pytest.mark.slow  # ten thousand rooms
 async def test_a_page_stays_far_under_the_frame_limit_at_ten_thousand_rooms(tmp_path):
     house = await House.open(tmp_path, max_rooms_per_player=0)
     try:

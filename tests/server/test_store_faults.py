@@ -232,6 +232,7 @@ async def test_a_room_keeps_trying_to_come_back_when_its_journal_cannot_be_read(
         await house.close()
 
 
+@pytest.mark.slow  # server processes
 async def test_a_server_on_a_full_disk_killed_and_restarted_brings_the_room_back(disk):
     proc = ServerProcess(disk.path)
     url = proc.start()
@@ -295,6 +296,7 @@ async def private_pg():
     pg.close()
 
 
+@pytest.mark.slow  # server processes
 async def test_postgresql_stopped_and_started_again(tmp_path, private_pg):
     house = await House.open(tmp_path, private_pg.url)
     try:
@@ -388,6 +390,7 @@ async def test_a_terminated_backend_costs_at_most_one_suspension(tmp_path):
             await house.close()
 
 
+@pytest.mark.slow  # server processes
 async def test_the_database_password_comes_from_a_file_never_the_command_line(tmp_path):
     pg = PrivatePostgres(password="s3cret word")
     pg.start()
