@@ -211,6 +211,7 @@ def admin(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # admin commands run as processes
 async def test_a_host_bars_restores_and_resets_a_name(server: Server, url: str) -> None:
     ada = await Raw.open(url, "ada")
     await ada.call({"t": "set_password", "password": PASSWORD})
