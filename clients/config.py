@@ -1,8 +1,16 @@
-"""Where clients remember who they are: the player name and token for each server.
+"""Where clients remember who they are: every name used on a server, each with its token.
 
 Kept in ``$XDG_CONFIG_HOME/tilehall/players.json`` (``~/.config/...`` by default,
 ``$TILEHALL_CONFIG`` overrides the folder), readable only by its owner since a
-token is a password.
+token is a password. For each server URL::
+
+    {"names": {"ada": "<token>", "bea": "<token>"}, "name": "bea", "token": "<token>"}
+
+``names`` holds every name played there (so starting as ``bea`` never loses
+``ada``'s token); ``name``/``token`` are the last one used, which is also the
+whole entry as clients before this format wrote it. An entry of that old form
+is read as a ``names`` of one, and nothing in it is lost when it is written
+back; a client of the old form still finds its last name in the new one.
 """
 
 from __future__ import annotations
@@ -12,7 +20,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_URL", "config_dir", "forget", "load_identity", "save_identity"]
+__all__ = [
+    "DEFAULT_URL",
+    "config_dir",
+    "forget",
+    "known_names",
+    "load_identity",
+    "save_identity",
+]
 
 DEFAULT_URL = "ws://127.0.0.1:8765"
 
@@ -36,25 +51,87 @@ def _load() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def load_identity(url: str) -> tuple[str | None, str | None]:
-    """The ``(name, token)`` remembered for ``url``, or ``(None, None)``."""
-    entry = _load().get(url) or {}
-    return entry.get("name"), entry.get("token")
+def _names(entry: Any) -> dict[str, str]:
+    """Every ``name: token`` of one server's entry, of either form."""
+    if not isinstance(entry, dict):
+        return {}
+    names = entry.get("names")
+    found = (
+        {k: v for k, v in names.items() if isinstance(k, str) and isinstance(v, str)}
+        if isinstance(names, dict)
+        else {}
+    )
+    name, token = entry.get("name"), entry.get("token")
+    if isinstance(name, str) and isinstance(token, str):
+        found.setdefault(name, token)  # the old form's one name, or the last one used
+    return found
+
+
+def _same(a: str, b: str) -> bool:
+    return a.casefold() == b.casefold()
+
+
+def known_names(url: str) -> list[str]:
+    """Every name remembered for ``url``, the last one used first."""
+    entry = _load().get(url)
+    names = list(_names(entry))
+    last = entry.get("name") if isinstance(entry, dict) else None
+    if isinstance(last, str) and last in names:
+        names.remove(last)
+        names.insert(0, last)
+    return names
+
+
+def load_identity(url: str, name: str | None = None) -> tuple[str | None, str | None]:
+    """The ``(name, token)`` remembered for ``url``: of ``name`` if given, else the last used.
+
+    ``name`` is matched ignoring case; ``(name, None)`` when it has no token here
+    (a new name, or one taken back), ``(None, None)`` when nothing is remembered.
+    """
+    entry = _load().get(url)
+    names = _names(entry)
+    if name is None:
+        last = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(last, str) or last not in names:
+            return None, None
+        return last, names[last]
+    for known, token in names.items():
+        if _same(known, name):
+            return known, token
+    return name, None
 
 
 def save_identity(url: str, name: str, token: str) -> None:
-    """Remember ``name`` and ``token`` for ``url`` (file mode 0600)."""
+    """Remember ``name`` and its ``token`` for ``url`` beside the others (file mode 0600)."""
     data = _load()
-    data[url] = {"name": name, "token": token}
+    names = {k: v for k, v in _names(data.get(url)).items() if not _same(k, name)}
+    names[name] = token
+    data[url] = {"names": names, "name": name, "token": token}
+    _write(data)
+
+
+def forget(url: str, name: str | None = None) -> None:
+    """Forget ``name``'s token for ``url`` (signed out), or every name there."""
+    data = _load()
+    if name is None:
+        if data.pop(url, None) is None:
+            return
+    else:
+        entry = data.get(url)
+        names = {k: v for k, v in _names(entry).items() if not _same(k, name)}
+        last = entry.get("name") if isinstance(entry, dict) else None
+        if isinstance(last, str) and _same(last, name):
+            last = next(iter(names), None)
+        data[url] = {"names": names}
+        if last is not None and last in names:
+            data[url].update(name=last, token=names[last])
+    _write(data)
+
+
+def _write(data: dict[str, Any]) -> None:
     path = _path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2))
     tmp.chmod(0o600)
     tmp.replace(path)
-
-
-def forget(url: str) -> None:
-    data = _load()
-    if data.pop(url, None) is not None:
-        _path().write_text(json.dumps(data, indent=2))

@@ -33,13 +33,23 @@ from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Any
 
-from tilehall.protocol import SERVER_MESSAGES, VERSION, ProtocolError, decode, encode
+from tilehall.protocol import (
+    SERVER_MESSAGES,
+    VERSION,
+    CloseCode,
+    ProtocolError,
+    decode,
+    encode,
+)
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 __all__ = ["Connection", "ConnectionLost", "ServerError"]
 
 log = logging.getLogger(__name__)
+
+ENDED_FOR_GOOD = frozenset({CloseCode.SIGNED_OUT, CloseCode.NAME_DISABLED})
+"""Close codes after which reconnecting with the token is pointless: it was taken back."""
 
 
 RATE_LIMIT_PAUSES = (0.1, 0.2, 0.5, 1.0, 2.0)
@@ -148,6 +158,8 @@ class Connection:
         url: ``ws://host:port``.
         name: the player name for a first hello (ignored when ``token`` is given).
         token: the secret of a returning player.
+        password: with ``name``: the password of a protected name, for a first hello
+            on this device (forgotten once the welcome brings this device's token).
         reconnect: reconnect with back-off when the connection drops.
         max_backoff: the longest pause between reconnect attempts, in seconds.
         timeout: seconds to wait for a reply.
@@ -166,6 +178,7 @@ class Connection:
         *,
         name: str | None = None,
         token: str | None = None,
+        password: str | None = None,
         reconnect: bool = True,
         max_backoff: float = 5.0,
         timeout: float = 10.0,
@@ -180,6 +193,9 @@ class Connection:
         self.pacer = Pacer()
         self.name = name
         self.token = token
+        self.password = password
+        self.signed_out: int | None = None
+        """The close code that ended this session for good (signed out, name barred)."""
         self.reconnect = reconnect
         self.max_backoff = max_backoff
         self.timeout = timeout
@@ -240,6 +256,8 @@ class Connection:
             hello["token"] = self.token
         else:
             hello["name"] = self.name or "player"
+            if self.password:
+                hello["password"] = self.password
         if self.bot:
             hello["bot"] = True
         if self.compact:
@@ -254,6 +272,7 @@ class Connection:
         self.pacer.configure(self.limits)
         self.player = reply["player"]
         self.token = reply["token"]
+        self.password = None  # the token stands for it from now on
         self.games = reply["games"]
         self.my_rooms = reply["rooms"]
         self._ready.set()
@@ -271,6 +290,11 @@ class Connection:
                 pass
             self._ready.clear()
             self._fail_waiting(ConnectionLost("connection lost"))
+            if ws.close_code in ENDED_FOR_GOOD or self.signed_out is not None:
+                self.signed_out = self.signed_out or ws.close_code
+                self.token = None
+                self._pushed.put_nowait({"t": "_signed_out", "code": self.signed_out})
+                return
             if self._closed or not self.reconnect:
                 self._pushed.put_nowait({"t": "_closed"})
                 return
@@ -360,6 +384,31 @@ class Connection:
             await self._ws.send(encode(msg))
         except ConnectionClosed as exc:
             raise ConnectionLost(str(exc)) from None
+
+    async def set_password(self, password: str, old_password: str | None = None) -> None:
+        """Protect this player's name with ``password`` (``old_password``: to change it).
+
+        Raises:
+            ServerError: ``bad_password`` (too short, too long, a wrong old one), or
+                ``too_many_attempts``.
+        """
+        msg: dict[str, Any] = {"t": "set_password", "password": password}
+        if old_password is not None:
+            msg["old_password"] = old_password
+        await self.request(msg)
+
+    async def sign_out(self, *, everywhere: bool = False) -> None:
+        """Take back this device's token (or every device's); the server then closes.
+
+        No reconnect follows: :attr:`signed_out` says why (1000: this one signed out).
+        """
+        self.signed_out = 1000
+        try:
+            await self.request({"t": "sign_out", "everywhere": everywhere})
+        except BaseException:
+            self.signed_out = None
+            raise
+        self.token = None
 
     async def request(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Send ``msg`` with a fresh id and return its reply; raise ServerError on ``error``.

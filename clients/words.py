@@ -498,6 +498,10 @@ ERRORS: dict[str, str] = {
     "bad_name": "that name cannot be used",
     "name_taken": "that name is taken, or looks like one that is",
     "name_reserved": "names like COMP are kept for the bots",
+    "password_required": "that name is protected: give its password",
+    "bad_password": "that password is not right",
+    "too_many_attempts": "too many wrong passwords: wait a while",
+    "name_disabled": "the host has barred that name",
     "unknown_game": "the server has no such game",
     "bad_option": "an option is wrong",
     "bad_seats": "the seats are wrong",
@@ -535,6 +539,8 @@ ERRORS: dict[str, str] = {
 """Every error code of PROTOCOL.md §Error codes, and the codes all games share, in words."""
 
 _DETAILED = {
+    "bad_password",
+    "too_many_attempts",
     "name_taken",
     "name_reserved",
     "bad_name",

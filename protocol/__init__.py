@@ -14,7 +14,7 @@ from tilehall.protocol.codec import (
     pack_array,
     unpack,
 )
-from tilehall.protocol.errors import ErrorCode, GameCode, ProtocolError
+from tilehall.protocol.errors import CloseCode, ErrorCode, GameCode, ProtocolError
 from tilehall.protocol.schema import (
     CLIENT_MESSAGES,
     MAX_DEPTH,
@@ -34,6 +34,7 @@ __all__ = [
     "NAME_MAX",
     "SERVER_MESSAGES",
     "VERSION",
+    "CloseCode",
     "ErrorCode",
     "Field",
     "GameCode",

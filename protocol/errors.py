@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["ErrorCode", "GameCode", "ProtocolError"]
+__all__ = ["CloseCode", "ErrorCode", "GameCode", "ProtocolError"]
 
 
 class ErrorCode(enum.StrEnum):
@@ -40,6 +40,16 @@ class ErrorCode(enum.StrEnum):
     NAME_TAKEN = "name_taken"
     NAME_RESERVED = "name_reserved"
     """Names starting with ``COMP`` belong to bots."""
+    PASSWORD_REQUIRED = "password_required"
+    """``hello`` by name for a name protected by a password, without it (or a token)."""
+    BAD_PASSWORD = "bad_password"
+    """A wrong password in ``hello``/``set_password``, or a new one too short or too long."""
+    TOO_MANY_ATTEMPTS = "too_many_attempts"
+    """Wrong passwords for this name or from this address: five within ten minutes. Carries
+    ``retry_after``; also sent, with a short ``retry_after``, while the server is busy
+    checking others."""
+    NAME_DISABLED = "name_disabled"
+    """The host has barred this name: ``hello`` with it is refused."""
 
     # lobby and rooms
     UNKNOWN_GAME = "unknown_game"
@@ -82,6 +92,15 @@ class ErrorCode(enum.StrEnum):
     """The store (or the room's node) cannot take the request now; nothing was done.
     Carries ``retry_after``: send it again after that many seconds."""
     INTERNAL_ERROR = "internal_error"
+
+
+class CloseCode(enum.IntEnum):
+    """The server's own WebSocket close codes, in the private range 4000-4999."""
+
+    SIGNED_OUT = 4001
+    """This connection's token was taken back (``sign_out`` on another connection)."""
+    NAME_DISABLED = 4002
+    """The host barred this connection's name (``tilehall-server admin player NAME --disable``)."""
 
 
 class GameCode(enum.StrEnum):

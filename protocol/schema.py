@@ -40,6 +40,8 @@ HISTORY_MAX = 100
 """The most rooms a ``history`` page may hold."""
 CURSOR_MAX = 256
 TEXT_MAX = 500
+PASSWORD_MAX = 1024
+"""Longest ``password`` a frame may carry; the server takes 10 to 256 characters."""
 SEQ_MAX = 2**53
 REQUEST_ID_MAX = 2**31 - 1
 
@@ -121,6 +123,14 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             _f("v", Kind.INT, lo=0, hi=2**16, doc="protocol version"),
             _f("name", Kind.STR, required=False, lo=1, hi=NAME_MAX),
             _f("token", Kind.STR, required=False, lo=1, hi=128),
+            _f(
+                "password",
+                Kind.STR,
+                required=False,
+                lo=1,
+                hi=PASSWORD_MAX,
+                doc="with name: sign in to a protected name (or protect a new one)",
+            ),
             _f("bot", Kind.BOOL, required=False, doc="a program plays: the host's bot budget"),
             _f("compact", Kind.BOOL, required=False, doc="updates carry patches, not views"),
             one_of=("name", "token"),
@@ -235,6 +245,17 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
         ),
         _spec("chat", "Say something to a room.", _ROOM, _f("text", Kind.STR, lo=1, hi=TEXT_MAX)),
         _spec("ping", "Liveness check."),
+        _spec(
+            "set_password",
+            "Protect your name with a password, or change it (old_password: the one it has).",
+            _f("password", Kind.STR, lo=1, hi=PASSWORD_MAX, doc="10 to 256 characters"),
+            _f("old_password", Kind.STR, required=False, lo=1, hi=PASSWORD_MAX),
+        ),
+        _spec(
+            "sign_out",
+            "Take back this connection's token, or every token of yours (everywhere).",
+            _f("everywhere", Kind.BOOL, required=False),
+        ),
     )
 }
 
@@ -367,6 +388,12 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
         ),
         _reply("chat", "Someone spoke.", _ROOM, _f("from", Kind.STR), _f("text", Kind.STR)),
         _reply("pong", "Reply to ping."),
+        _reply("password_set", "Your name is protected by the password you sent."),
+        _reply(
+            "signed_out",
+            "The token (or every token) no longer works; the server closes this connection next.",
+            _f("everywhere", Kind.BOOL),
+        ),
         _reply(
             "reconnect",
             "This node is going away: reconnect to url (every node serves every room).",

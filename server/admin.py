@@ -1,4 +1,4 @@
-"""``tilehall-server admin``: list rooms, close a room, export a game's replay.
+"""``tilehall-server admin``: list rooms, close a room, export a game's replay, see to a player.
 
 The commands talk to a running server's admin listener over HTTP, with the key
 the server keeps in ``DATA_DIR/admin.key``; only someone who can read that
@@ -19,6 +19,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from tilehall.server.config import default_data_dir
 from tilehall.server.games import Game
@@ -115,6 +116,30 @@ def _health(url: str | None, data_dir: Path, *, live: bool) -> int:
     return 0 if status == 200 else 1
 
 
+def _player_request(a: argparse.Namespace) -> str:
+    for flag, request in (
+        ("disable", "/disable"),
+        ("enable", "/enable"),
+        ("reset_password", "/reset-password"),
+    ):
+        if getattr(a, flag, False):
+            return request
+    return ""
+
+
+def _print_player(body: dict[str, Any]) -> None:
+    guard = "password" if body["password"] else "no password"
+    if body["one_time_code"]:
+        guard += ", a one-time code waiting"
+    state = "DISABLED" if body["disabled"] else "enabled"
+    print(
+        f"{body['player']} (id {body['id']}): {state}, {guard},"
+        f" {body['connections']} connection(s) here"
+    )
+    if "code" in body:
+        print(f"one-time code (signs in once in place of the password): {body['code']}")
+
+
 def main(argv: list[str]) -> int:
     """Run one admin command; returns the exit status."""
     p = argparse.ArgumentParser(prog="tilehall-server admin", description=__doc__)
@@ -151,6 +176,22 @@ def main(argv: list[str]) -> int:
     )
     replay.add_argument("room")
     replay.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    player = sub.add_parser(
+        "player",
+        help="show a player; --disable/--enable bar or restore the name; --reset-password "
+        "removes its password and prints a one-time code to sign in with",
+    )
+    player.add_argument("name")
+    act = player.add_mutually_exclusive_group()
+    act.add_argument(
+        "--disable", action="store_true", help="bar the name: its connections closed (4002)"
+    )
+    act.add_argument("--enable", action="store_true", help="lift the bar")
+    act.add_argument(
+        "--reset-password",
+        action="store_true",
+        help="remove the password; print a one-time code that signs in once in its place",
+    )
     health = sub.add_parser(
         "health",
         help="exit 0 when the server is ready to play games (/readyz), 1 when not: for container "
@@ -188,6 +229,7 @@ def main(argv: list[str]) -> int:
         "replay": f"replay/{getattr(a, 'room', '')}",
         "drain": f"drain/{getattr(a, 'node', '')}",
         "undrain": f"undrain/{getattr(a, 'node', '')}",
+        "player": f"player/{quote(getattr(a, 'name', ''), safe='')}{_player_request(a)}",
     }[a.cmd]
     try:
         status, body = _get(f"{base}/admin/{path}", key)
@@ -216,6 +258,9 @@ def main(argv: list[str]) -> int:
                 f"{n['node']:<16} {state:<9} rooms {n['rooms']:<5} lease {n['lease_left']:>6} s "
                 f"{'on the bus' if n['on_bus'] else 'off the bus':<11} {n['url']}"
             )
+        return 0
+    if a.cmd == "player":
+        _print_player(body)
         return 0
     text = json.dumps(body, indent=1)
     if a.cmd == "replay" and a.out:

@@ -197,6 +197,8 @@ class Server:
             self.ws_server.close(close_connections=True)
             await self.ws_server.wait_closed()
         await self.admin.stop()
+        if self.lobby is not None:
+            self.lobby.hasher.close()
         if self.store is not None:
             await self.store.close()
         log.info("stopped")

@@ -36,6 +36,7 @@ import time
 from collections import Counter, deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from tilehall.server.config import Config
 from tilehall.server.files import create_private, private_dir, write_private
@@ -496,13 +497,43 @@ async def _admin(server: Server, parts: list[str]) -> Response:
                 ],
             },
         )
+    if parts[0] == "player" and len(parts) in (2, 3):
+        return await _player(server, unquote(parts[1]), parts[2] if len(parts) == 3 else "")
     return _json(
         404,
         {
             "error": "admin requests: rooms, close/ROOM, replay/ROOM, nodes, drain/NODE, "
-            "undrain/NODE"
+            "undrain/NODE, player/NAME[/disable|/enable|/reset-password]"
         },
     )
+
+
+async def _player(server: Server, name: str, what: str) -> Response:
+    """``admin player NAME``: show a player; bar or restore the name; reset its password."""
+    lobby = server.lobby
+    assert lobby is not None
+    if what not in ("", "disable", "enable", "reset-password"):
+        return _json(404, {"error": f"no player request {what!r}"})
+    try:
+        code = None
+        if what in ("disable", "enable"):
+            await lobby.bar(name, what == "disable")
+        elif what == "reset-password":
+            code = await lobby.reset_password(name)
+        account = await lobby.named(name)
+    except KeyError:
+        return _json(404, {"error": f"no player {name!r}"})
+    shown: dict[str, Any] = {
+        "player": account.name,
+        "id": account.id,
+        "password": account.password is not None,
+        "one_time_code": account.reset_code is not None,
+        "disabled": account.disabled,
+        "connections": len(lobby.signed_in.get(account.id, {})),
+    }
+    if code is not None:
+        shown["code"] = code
+    return _json(200, shown)
 
 
 class JsonFormatter(logging.Formatter):

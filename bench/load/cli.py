@@ -40,6 +40,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[LoadConfig, argparse.Name
     p.add_argument(
         "--pace", type=float, default=d.pace, help="seconds between a room's moves (0: flat out)"
     )
+    p.add_argument(
+        "--guesses",
+        type=float,
+        default=d.guesses,
+        help="wrong-password hellos a second from this address during the rooms phase",
+    )
     p.add_argument("--window", type=int, default=d.window, help="updates ahead of spectators")
     p.add_argument("--no-baseline", action="store_true", help="skip the bare websockets runs")
     p.add_argument(
@@ -75,6 +81,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[LoadConfig, argparse.Name
         level=a.level,
         window=a.window,
         pace=a.pace,
+        guesses=a.guesses,
         baseline=not a.no_baseline,
         compact=a.compact,
         server_loop=a.server_loop,

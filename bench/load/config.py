@@ -35,6 +35,8 @@ class LoadConfig:
     rooms moving flat out measure saturation; paced, they measure the round
     trip a player feels while the server carries that many rooms.
     """
+    guesses: float = 0.0
+    """Wrong-password ``hello``s a second from this address during the rooms phase (issue 29)."""
     baseline: bool = True
     compact: bool = False
     """Players and spectators ask for compact updates (patches), as the bundled clients do."""

@@ -25,6 +25,7 @@ from tilehall.server.bots import find_bot
 
 from bench.load.baseline import request as bare_request
 from bench.load.config import LoadConfig
+from bench.load.guesses import guess
 from bench.load.measure import FanOut, Proc, Reservoir, machine, mib, pct, per
 from bench.load.players import Client, Player, Stats, cheapest_level
 from bench.load.report import config_json
@@ -214,9 +215,15 @@ class Harness:
             last[:] = [stats.moves, now]
             return f"moves {stats.moves} ({rate:.0f}/s) errors {sum(stats.errors.values())}"
 
+        guessing = (
+            asyncio.create_task(guess(f"ws://{self.host}:{self.port}", cfg.guesses, end))
+            if cfg.guesses
+            else None
+        )
         async with self.progress("rooms", counter):
             results = await asyncio.gather(*(play(p) for p in players), return_exceptions=True)
         elapsed = time.monotonic() - t0
+        guessed = await guessing if guessing is not None else None
         failures = [r for r in results if isinstance(r, BaseException)]
         for exc in failures:
             stats.error(f"client:{type(exc).__name__}")
@@ -238,6 +245,8 @@ class Harness:
             "client_cpu_pct": round(100 * (time.process_time() - ccpu0) / elapsed, 1),
             "errors": stats.errors,
         }
+        if guessed is not None:
+            out["guesses"] = guessed
         out["server_cpu_us_per_move"] = per(out["server_cpu_pct"], elapsed, stats.moves)
         await self._close_all(clients)
         if self.bare is not None:

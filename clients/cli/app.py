@@ -26,11 +26,11 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 from tilehall.clients.cli.widgets import StatusLine
-from tilehall.clients.config import DEFAULT_URL, load_identity, save_identity
+from tilehall.clients.config import DEFAULT_URL, forget, known_names, load_identity, save_identity
 from tilehall.clients.connection import Connection, ConnectionLost, ServerError
 from tilehall.clients.model import LobbyModel, RoomModel
 from tilehall.clients.words import error_text
-from tilehall.protocol import ErrorCode
+from tilehall.protocol import CloseCode, ErrorCode
 
 __all__ = ["Frame", "TilehallApp", "main", "parse_args"]
 
@@ -41,8 +41,15 @@ NAME_PROBLEMS = {
     ErrorCode.NAME_TAKEN,
     ErrorCode.NAME_RESERVED,
     ErrorCode.BAD_TOKEN,
+    ErrorCode.PASSWORD_REQUIRED,
+    ErrorCode.BAD_PASSWORD,
+    ErrorCode.TOO_MANY_ATTEMPTS,
+    ErrorCode.NAME_DISABLED,
 }
-"""Hello refusals that a different name can fix, so the app asks for one."""
+"""Hello refusals that a different name (or a password) can fix, so the app asks for one."""
+
+ASK_PASSWORD = {ErrorCode.PASSWORD_REQUIRED, ErrorCode.BAD_PASSWORD}
+"""Hello refusals after which the app asks for the name's password (esc: another name)."""
 
 
 class Frame(Message, bubble=False):
@@ -90,6 +97,8 @@ class TilehallApp(App[None]):
         """Who we are, the games and the rooms: fed by every frame, drawn by the lobby."""
         self.last_error: str | None = None
         """The last refusal shown, kept so tests and the status line can read it."""
+        self.signed_out: str | None = None
+        """Why the session ended for good (signed out, name barred); None while it goes on."""
 
     # -- start-up -------------------------------------------------------------------
 
@@ -115,25 +124,32 @@ class TilehallApp(App[None]):
 
     async def _open(self) -> Connection:
         """Say hello by saved token, else by name, asking for a name when refused."""
-        from tilehall.clients.cli.lobby import NameScreen
+        from tilehall.clients.cli.lobby import NameScreen, PasswordScreen
 
-        saved_name, token = load_identity(self.url)
-        name = self.wanted_name or saved_name
-        if self.wanted_name and saved_name and self.wanted_name.casefold() != saved_name.casefold():
-            token = None  # another player on this machine: a new identity
+        saved_name, token = load_identity(self.url, self.wanted_name)
+        name = saved_name  # --name X: X's own token, if X played here before
+        password: str | None = None
         problem: str | None = None
         backoff = 0.5
         while True:
-            if token is None and (name is None or problem is not None):
-                name = await self.push_screen_wait(NameScreen(problem, name or saved_name))
-            conn = Connection(self.url, name=name, token=token, compact=True)
+            if token is None and password is None and (name is None or problem is not None):
+                ask = NameScreen(problem, name or saved_name, known_names(self.url))
+                name = await self.push_screen_wait(ask)
+                _, token = load_identity(self.url, name)  # a name played here: its token
+            conn = Connection(self.url, name=name, token=token, password=password, compact=True)
             try:
                 welcome = await conn.open()
             except ServerError as exc:
                 if exc.code not in NAME_PROBLEMS:
                     raise
-                token = None
+                if exc.code == ErrorCode.BAD_TOKEN and name is not None:
+                    forget(self.url, name)  # taken back: a token that will never work again
+                token = password = None
                 problem = error_text(exc.code, exc.message)
+                if exc.code in ASK_PASSWORD and name is not None:
+                    password = await self.push_screen_wait(
+                        PasswordScreen(name, None if exc.code == "password_required" else problem)
+                    )
                 continue
             except (OSError, TimeoutError) as exc:
                 self.link = "offline"
@@ -150,6 +166,9 @@ class TilehallApp(App[None]):
 
     def _route(self, msg: dict[str, Any]) -> None:
         t = msg["t"]
+        if t == "_signed_out":
+            self._ended(msg["code"])
+            return
         if t == "_reconnecting":
             self.link = "reconnecting"
             self.notify("Connection lost; reconnecting ...", severity="warning")
@@ -171,6 +190,49 @@ class TilehallApp(App[None]):
         """Show a refusal briefly; never raise."""
         self.last_error = message
         self.notify(message, title=title, severity="error", timeout=4)
+
+    async def set_password(self, password: str, old: str | None) -> bool:
+        """Protect this name with ``password`` (``old``: its current one); whether it was done."""
+        if self.conn is None:
+            self.refuse("not connected yet")
+            return False
+        try:
+            await self.conn.set_password(password, old)
+        except ServerError as exc:
+            self.refuse(error_text(exc.code, exc.message))
+            return False
+        except (ConnectionLost, TimeoutError):
+            self.refuse("no answer from the server")
+            return False
+        self.notify("Password set: sign in with it on your other devices.")
+        return True
+
+    async def sign_out(self, *, everywhere: bool = False) -> None:
+        """Sign this device (or every device) out, forget this name's token, and quit."""
+        if self.conn is None:
+            return
+        try:
+            await self.conn.sign_out(everywhere=everywhere)
+        except ServerError as exc:
+            self.refuse(error_text(exc.code, exc.message))
+            return
+        except (ConnectionLost, TimeoutError):
+            self.refuse("no answer from the server")
+            return
+        self._ended(1000)
+
+    def _ended(self, code: int) -> None:
+        """The session is over for good: its token forgotten here, the app ends saying why."""
+        player = self.conn.player if self.conn is not None else None
+        if player is not None:
+            forget(self.url, player)
+        why = {
+            1000: "signed out",
+            CloseCode.SIGNED_OUT: "signed out from another device",
+            CloseCode.NAME_DISABLED: "the host has barred this name",
+        }.get(code, "signed out")
+        self.signed_out = why
+        self.exit(message=f"{player}: {why}")
 
     async def call(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         """Send a request; its reply, or None after showing why there is none."""

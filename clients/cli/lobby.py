@@ -77,15 +77,21 @@ class NameScreen(ModalScreen[str]):
     """
     BINDINGS = [Binding("escape", "app.quit", "quit")]
 
-    def __init__(self, problem: str | None = None, name: str | None = None) -> None:
+    def __init__(
+        self, problem: str | None = None, name: str | None = None, known: list[str] | None = None
+    ) -> None:
         super().__init__()
         self.problem = problem
         self.suggested = name or ""
+        self.known = known or []
+        """The names played on this server before: typing one resumes it with its token."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Your player name (letters, digits, space _ . -):")
             yield Input(value=self.suggested, max_length=24, id="name")
+            if self.known:
+                yield Label("yours here: " + ", ".join(self.known), id="known", classes="dim")
             yield Label(self.problem or "", id="problem")
             yield Label("enter: go   esc: quit", classes="dim")
 
@@ -94,6 +100,74 @@ class NameScreen(ModalScreen[str]):
         name = event.value.strip()
         if name:
             self.dismiss(name)
+
+
+class PasswordScreen(ModalScreen[str | None]):
+    """Ask for the password of a protected name (signing in on this device)."""
+
+    DEFAULT_CSS = """
+    PasswordScreen { align: center middle; }
+    PasswordScreen > Vertical {
+        width: 60; max-width: 100%; height: auto; border: round $accent;
+        padding: 0 1; background: $surface;
+    }
+    PasswordScreen #problem { color: $error; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "another name")]
+
+    def __init__(self, name: str, problem: str | None = None) -> None:
+        super().__init__()
+        self.player = name
+        self.problem = problem
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"The password of {self.player}:")
+            yield Input(password=True, max_length=256, id="password")
+            yield Label(self.problem or "", id="problem")
+            yield Label("enter: sign in   esc: another name", classes="dim")
+
+    @on(Input.Submitted, "#password")
+    def submit(self, event: Input.Submitted) -> None:
+        if event.value:
+            self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class SetPasswordScreen(ModalScreen[tuple[str, str | None] | None]):
+    """Protect the name with a password, or change it: ``(new, old)``; None: cancelled."""
+
+    DEFAULT_CSS = """
+    SetPasswordScreen { align: center middle; }
+    SetPasswordScreen > Vertical {
+        width: 60; max-width: 100%; height: auto; border: round $accent;
+        padding: 0 1; background: $surface;
+    }
+    """
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("A password keeps your name on other devices (10-256 characters).")
+            yield Label("Current password (empty if none yet):")
+            yield Input(password=True, max_length=256, id="old")
+            yield Label("New password:")
+            yield Input(password=True, max_length=256, id="new")
+            yield Label("enter: save   esc: cancel", classes="dim")
+
+    @on(Input.Submitted, "#old")
+    def next_field(self) -> None:
+        self.query_one("#new", Input).focus()
+
+    @on(Input.Submitted, "#new")
+    def submit(self, event: Input.Submitted) -> None:
+        if event.value:
+            self.dismiss((event.value, self.query_one("#old", Input).value or None))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
 
 
 class CodeScreen(ModalScreen[str | None]):
@@ -373,6 +447,9 @@ class LobbyScreen(Screen[None]):
         Binding("h", "history", "your finished games, and their replays"),
         Binding("b", "leaderboard", "ratings: the leaderboard of a rated game"),
         Binding("r", "refresh", "refresh the list now"),
+        Binding("p", "password", "set or change the password that keeps your name"),
+        Binding("o", "sign_out", "sign out of this device"),
+        Binding("O", "sign_out(True)", "sign out everywhere: every device's token taken back"),
         Binding("j", "cursor(1)", "", show=False),
         Binding("k", "cursor(-1)", "", show=False),
         Binding("question_mark", "help", "this help"),
@@ -462,6 +539,16 @@ class LobbyScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         self.fetch_rooms()
+
+    @work(group="account")
+    async def action_password(self) -> None:
+        answer = await self.app.push_screen_wait(SetPasswordScreen())
+        if answer is not None:
+            await self.tapp.set_password(*answer)
+
+    @work(group="account")
+    async def action_sign_out(self, everywhere: bool = False) -> None:
+        await self.tapp.sign_out(everywhere=everywhere)
 
     @work(exclusive=True, group="rooms")
     async def fetch_rooms(self) -> None:

@@ -22,12 +22,16 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import pygame
-from tilehall.clients.config import DEFAULT_URL, load_identity, save_identity
+from tilehall.clients.config import DEFAULT_URL, forget, load_identity, save_identity
 from tilehall.clients.model import LobbyModel, RoomModel
 from tilehall.clients.pygame.net import Net, NullNet
 from tilehall.clients.pygame.scenes import scene_for
 from tilehall.clients.pygame.scenes.base import GameScene, Scene
-from tilehall.clients.pygame.scenes.lobby import LobbyScene, NameScene
+from tilehall.clients.pygame.scenes.lobby import (
+    LobbyScene,
+    NameScene,
+    PasswordScene,
+)
 from tilehall.clients.words import error_text
 
 __all__ = ["App", "NetLike", "main", "parse_args"]
@@ -46,6 +50,7 @@ class NetLike(Protocol):
     def stop(self, timeout: float = ...) -> None: ...
     def request(self, msg: dict[str, Any], tag: str | None = None) -> None: ...
     def join(self, room: str, seat: int | None = None) -> None: ...
+    def sign_out(self, everywhere: bool = False) -> None: ...
     def join_code(self, code: str) -> None: ...
     def watch(self, room: str) -> None: ...
     def rejoin(self, room: str) -> None: ...
@@ -88,6 +93,8 @@ class App:
         self.online = False
         self.offline_reason = ""
         self.running = True
+        self.wanted: str | None = name
+        """The name the last hello asked for (a refusal's password is asked for it)."""
         self.scene: Scene = LobbyScene(self)
         if net is None and name is None:
             # Nobody connects before the player has said who they are.
@@ -98,16 +105,17 @@ class App:
         self.net: NetLike = net
         self.net.start()
 
-    def _make_net(self, name: str | None) -> Net:
-        saved_name, token = load_identity(self.url)
-        if name and saved_name and name.casefold() != saved_name.casefold():
-            token = None  # a different player: a new hello by name
-        return Net(self.url, name=name or saved_name, token=token)
+    def _make_net(self, name: str | None, password: str | None = None) -> Net:
+        saved_name, token = load_identity(self.url, name)  # that name's own token, if any
+        if password is not None:
+            token = None  # signing in on this device with the name's password
+        self.wanted = saved_name
+        return Net(self.url, name=saved_name, token=token, password=password)
 
-    def reconnect_as(self, name: str) -> None:
-        """After the server refused our name: try again with another one."""
+    def reconnect_as(self, name: str, password: str | None = None) -> None:
+        """After the server refused our name: try again with another (or with its password)."""
         self.net.stop(0.5)
-        self.net = self._make_net(name)
+        self.net = self._make_net(name, password)
         self.net.start()
         self.scene = LobbyScene(self)
 
@@ -182,7 +190,24 @@ class App:
             self.online = False
             self.offline_reason = "disconnected"
         elif t == "_hello_failed":
-            self.scene = NameScene(self, error_text(msg["code"], msg["message"]))
+            reason = error_text(msg["code"], msg["message"])
+            if msg["code"] == "bad_token" and self.wanted:
+                forget(self.url, self.wanted)  # taken back: it will never work again
+            if msg["code"] in ("password_required", "bad_password") and self.wanted:
+                self.scene = PasswordScene(self, self.wanted, reason)
+            else:
+                self.scene = NameScene(self, reason, suggested=self.wanted or "")
+            return
+        elif t == "_signed_out":
+            self.online = False
+            player = self.lobby.player
+            if player:
+                forget(self.url, player)
+            why = {4001: "signed out from another device", 4002: "the host barred this name"}
+            self.scene = NameScene(self, why.get(msg["code"], "signed out"), suggested="")
+            return
+        elif t == "password_set":
+            scene.notice("Password set: sign in with it on your other devices.")
             return
         elif t == "joined":
             self.lobby.apply(msg)
@@ -193,6 +218,8 @@ class App:
         elif t in ("rooms", "scores", "room", "_rejoined", "leaderboard", "history"):
             self.lobby.apply(msg)
         if t == "_error":
+            if msg.get("code") == "connection_lost" and isinstance(scene, NameScene):
+                return  # a request cut off by the end of the session: the scene says why
             scene.error(msg)
             return
         room = msg.get("room")

@@ -18,6 +18,8 @@ and a few of ours, named with a leading underscore:
 * ``_offline {message}`` - the server cannot be reached yet (we keep trying);
 * ``_hello_failed {code, message}`` - the server refused our name or token;
 * ``_reconnecting``, ``_reconnected``, ``_rejoined`` - from the connection;
+* ``_signed_out {code}`` - this session ended for good: signed out here (1000),
+  from another device (4001), or the name barred by the host (4002);
 * ``_closed`` - the connection is gone for good.
 """
 
@@ -48,15 +50,23 @@ class Net:
         url: the server, ``ws://host:port``.
         name: the player name for a first hello.
         token: a returning player's secret (wins over ``name``).
+        password: with ``name``: the password of a protected name (signing in here).
         retry: seconds between attempts while the server cannot be reached.
     """
 
     def __init__(
-        self, url: str, *, name: str | None, token: str | None, retry: float = 2.0
+        self,
+        url: str,
+        *,
+        name: str | None,
+        token: str | None,
+        password: str | None = None,
+        retry: float = 2.0,
     ) -> None:
         self.url = url
         self.name = name
         self.token = token
+        self.password = password
         self.retry = retry
         self.inbox: Inbox = queue.Queue()
         self.conn: Connection | None = None
@@ -98,6 +108,14 @@ class Net:
 
     def join(self, room: str, seat: int | None = None) -> None:
         self._submit("join", lambda c: c.join(room, seat))
+
+    def sign_out(self, everywhere: bool = False) -> None:
+        """Take back this device's token (or all); ``_signed_out`` arrives when it is done."""
+
+        async def call(conn: Connection) -> None:
+            await conn.sign_out(everywhere=everywhere)
+
+        self._submit("sign_out", call)
 
     def join_code(self, code: str) -> None:
         self._submit("join", lambda c: c.request({"t": "join", "code": code}))
@@ -155,7 +173,9 @@ class Net:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         self._ready.set()
-        conn = Connection(self.url, name=self.name, token=self.token, compact=True)
+        conn = Connection(
+            self.url, name=self.name, token=self.token, password=self.password, compact=True
+        )
         welcome = await self._open(conn)
         if welcome is None:
             return
@@ -213,6 +233,9 @@ class NullNet:
 
     def join(self, room: str, seat: int | None = None) -> None:
         self.sent.append(("join", (room, seat)))
+
+    def sign_out(self, everywhere: bool = False) -> None:
+        self.sent.append(("sign_out", everywhere))
 
     def join_code(self, code: str) -> None:
         self.sent.append(("join_code", code))

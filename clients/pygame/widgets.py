@@ -92,6 +92,7 @@ class TextField:
         placeholder: shown dim while the field is empty.
         limit: the longest text accepted.
         on_enter: called with the text when Return is pressed.
+        secret: show a dot for each character (a password).
     """
 
     def __init__(
@@ -101,8 +102,10 @@ class TextField:
         placeholder: str = "",
         limit: int = 64,
         on_enter: Callable[[str], None] | None = None,
+        secret: bool = False,
     ) -> None:
         self.text = text
+        self.secret = secret
         self.placeholder = placeholder
         self.limit = limit
         self.on_enter = on_enter
@@ -137,7 +140,8 @@ class TextField:
         pygame.draw.rect(surf, fill, self.rect, border_radius=6)
         pygame.draw.rect(surf, edge, self.rect, width=1, border_radius=6)
         size = max(12, int(self.rect.h * 0.55))
-        shown, colour = (self.text, d.TEXT) if self.text else (self.placeholder, d.TEXT_DIM)
+        typed = "\u2022" * len(self.text) if self.secret else self.text
+        shown, colour = (typed, d.TEXT) if self.text else (self.placeholder, d.TEXT_DIM)
         clip = surf.get_clip()
         surf.set_clip(self.rect.inflate(-8, 0))
         r = d.text(

@@ -13,6 +13,7 @@ It is built along its seams, one module each, each layer on the one before:
 - :mod:`.membership`: ``join``, ``watch``, ``leave``, ``act``, ``chat``;
 - :mod:`.making`: ``create`` and ``match``;
 - :mod:`.records`: ``scores``, ``history``, ``replay``, ``leaderboard``;
+- :mod:`.accounts`: who says ``hello``, ``set_password``, ``sign_out``, a host's bar;
 - :mod:`.sessions`: ``hello`` and the routing table (:data:`ROUTES`).
 """
 

@@ -9,20 +9,16 @@ turns a handler's reply or refusal into the frame sent back.
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from tilehall.protocol import VERSION, ErrorCode, ProtocolError
 from tilehall.protocol.schema import PAGE_MAX
 from tilehall.server.games.base import GameError
+from tilehall.server.lobby.accounts import Accounts
 from tilehall.server.lobby.pages import ROOMS_PER_REQUEST, Frame
-from tilehall.server.lobby.records import Records
-from tilehall.server.lobby.registry import hash_token
 from tilehall.server.member import Member
-from tilehall.server.names import is_bot_name, validate_name
 from tilehall.server.store.base import (
-    NameTaken,
     StoreUnavailable,
 )
 
@@ -39,7 +35,7 @@ Reply = dict[str, Any] | Frame | None
 Handler = Callable[["Lobby", Member, dict[str, Any]], Awaitable[Reply]]
 
 
-class Lobby(Records):
+class Lobby(Accounts):
     """The rooms of this server and the requests about them.
 
     Args:
@@ -137,30 +133,11 @@ class Lobby(Records):
                 ErrorCode.UNSUPPORTED_VERSION,
                 f"protocol version {msg['v']} is not supported; this server speaks {VERSION}",
             )
-        if "token" in msg:
-            token = msg["token"]
-            player = await self.store.player_by_token(hash_token(token))
-            if player is None:
-                raise ProtocolError(ErrorCode.BAD_TOKEN, "that token belongs to no player")
-        else:
-            name = validate_name(msg["name"])
-            if is_bot_name(name):
-                raise ProtocolError(
-                    ErrorCode.NAME_RESERVED,
-                    f"names that start with or look like COMP are for bots: {name!r}",
-                )
-            token = secrets.token_urlsafe(24)
-            try:
-                player = await self.store.create_player(name, hash_token(token), self.clock.time())
-            except NameTaken:
-                raise ProtocolError(
-                    ErrorCode.NAME_TAKEN,
-                    f"the name {name!r}, or one that looks like it, is taken;"
-                    " come back with its token",
-                ) from None
+        player, token = await self.identify(session, msg)
         if msg.get("bot"):
             await self.store.mark_bot(player.id)  # its scores stand apart from people's
         session.player = player
+        self.signed_on(session, token)
         session.compact = bool(msg.get("compact"))
         mine = [r.id for r in self.rooms.values() if r.seat_of(player.id) is not None]
         if self.bus is not None:
@@ -208,6 +185,11 @@ async def _act(lobby: Lobby, member: Member, msg: dict[str, Any]) -> Reply:
     return None
 
 
+async def _sign_out(lobby: Lobby, member: Member, msg: dict[str, Any]) -> Reply:
+    await lobby.sign_out(member, msg)
+    return None
+
+
 async def _chat(lobby: Lobby, member: Member, msg: dict[str, Any]) -> Reply:
     await lobby.chat(member, msg)
     return None
@@ -228,6 +210,8 @@ ROUTES: dict[str, Handler] = {
     "replay": Lobby.replay,
     "leaderboard": Lobby.leaderboard,
     "chat": _chat,
+    "set_password": Lobby.set_password,
+    "sign_out": _sign_out,
 }
 """Each request type a connection may send, to its handler (its module: the seam it is of)."""
 

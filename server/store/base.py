@@ -86,6 +86,32 @@ class PlayerRecord:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AccountRecord:
+    """A player and what guards their name: a password's hash, a one-time code's, a bar.
+
+    ``password`` is the encoded Argon2id hash (salt and parameters inside), never
+    the password; ``reset_code`` the SHA-256 of a one-time sign-in code a host
+    handed out (``admin player NAME --reset-password``).
+    """
+
+    id: int
+    name: str
+    password: str | None = None
+    reset_code: bytes | None = None
+    disabled: bool = False
+
+    @property
+    def player(self) -> PlayerRecord:
+        """The player, as sessions and rooms know them."""
+        return PlayerRecord(id=self.id, name=self.name)
+
+    @property
+    def protected(self) -> bool:
+        """Whether ``hello`` by name needs a password (or the one-time code)."""
+        return self.password is not None or self.reset_code is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeatRecord:
     """Who holds a seat: a player, a bot (``bot`` = its level), or nobody yet."""
 
@@ -201,6 +227,41 @@ class Store(ABC):
 
     @abstractmethod
     async def player_by_token(self, token_hash: bytes) -> PlayerRecord | None: ...
+
+    # what guards a name: tokens (one per device), a password, a bar
+    @abstractmethod
+    async def account(self, player: int) -> AccountRecord | None:
+        """The player ``player`` with what guards their name."""
+
+    @abstractmethod
+    async def account_by_token(self, token_hash: bytes) -> AccountRecord | None:
+        """The player one of whose tokens hashes to ``token_hash``."""
+
+    @abstractmethod
+    async def account_by_name(self, name: str) -> AccountRecord | None:
+        """The player called ``name`` or a name that looks like it (as :meth:`player_by_name`)."""
+
+    @abstractmethod
+    async def add_token(self, player: int, token_hash: bytes, now: float) -> None:
+        """Give ``player`` one more token (a device signing in); the others keep working."""
+
+    @abstractmethod
+    async def revoke_token(self, token_hash: bytes) -> None:
+        """Take one token back: ``hello`` with it fails from now on."""
+
+    @abstractmethod
+    async def revoke_tokens(self, player: int) -> int:
+        """Take back every token of ``player``; returns how many there were."""
+
+    @abstractmethod
+    async def set_password(
+        self, player: int, password: str | None, reset_code: bytes | None = None
+    ) -> None:
+        """Keep ``player``'s password hash (None: none) and one-time code hash (None: none)."""
+
+    @abstractmethod
+    async def set_disabled(self, player: int, disabled: bool) -> None:
+        """Bar ``player``'s name (``hello`` refused) or lift the bar."""
 
     # rooms
     @abstractmethod
@@ -482,6 +543,22 @@ def finished_from_row(row: Sequence[Any]) -> FinishedRoom:
         created_at=created,
         finished_at=finished,
         private=code is not None,
+    )
+
+
+ACCOUNT_COLUMNS = "p.id, p.name, p.password, p.reset_code, p.disabled"
+"""The columns :func:`account_from_row` reads, of ``players p``."""
+
+
+def account_from_row(row: Sequence[Any]) -> AccountRecord:
+    """An :class:`AccountRecord` from the :data:`ACCOUNT_COLUMNS` of a row."""
+    code = row[3]
+    return AccountRecord(
+        id=row[0],
+        name=row[1],
+        password=row[2],
+        reset_code=bytes(code) if code is not None else None,
+        disabled=bool(row[4]),
     )
 
 

@@ -39,6 +39,7 @@ from tilehall.server.ratings import RatedGame, Rating, rate_game
 from tilehall.server.store import queries
 from tilehall.server.store.base import (
     ROOM_COLUMNS,
+    AccountRecord,
     AppendRefused,
     FinishedRoom,
     JournalEntry,
@@ -51,6 +52,7 @@ from tilehall.server.store.base import (
     SeatRecord,
     Store,
     StoreUnavailable,
+    account_from_row,
     finished_from_row,
     player_keys,
     rating_changes,
@@ -185,6 +187,21 @@ MIGRATIONS: tuple[str, ...] = (
         at DOUBLE PRECISION NOT NULL,
         changes JSONB NOT NULL
     );
+    """,
+    # Names kept across devices (issue 29): every token of a player, one row each
+    # (players.token_hash, the first, stays for its constraint but is no longer
+    # read), the Argon2id hash of a password, a one-time code's hash, a host's bar.
+    """
+    CREATE TABLE tokens (
+        hash BYTEA PRIMARY KEY,
+        player BIGINT NOT NULL REFERENCES players(id),
+        created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX tokens_by_player ON tokens(player);
+    INSERT INTO tokens(hash, player, created_at) SELECT token_hash, id, created_at FROM players;
+    ALTER TABLE players ADD COLUMN password TEXT;
+    ALTER TABLE players ADD COLUMN reset_code BYTEA;
+    ALTER TABLE players ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE;
     """,
 )
 
@@ -375,15 +392,17 @@ class PostgresStore(Store):
     @_guarded
     async def create_player(self, name: str, token_hash: bytes, now: float) -> PlayerRecord:
         try:
-            pid = await self.pool.fetchval(
-                Q.create_player,
-                name,
-                name_key(name),
-                skeleton(name),
-                folded_skeleton(name),
-                token_hash,
-                now,
-            )
+            async with self.pool.acquire() as conn, conn.transaction():
+                pid = await conn.fetchval(
+                    Q.create_player,
+                    name,
+                    name_key(name),
+                    skeleton(name),
+                    folded_skeleton(name),
+                    token_hash,
+                    now,
+                )
+                await conn.execute(Q.add_token, token_hash, pid, now)
         except asyncpg.UniqueViolationError:
             raise NameTaken(name) from None
         return PlayerRecord(id=pid, name=name)
@@ -392,6 +411,47 @@ class PostgresStore(Store):
     async def player_by_token(self, token_hash: bytes) -> PlayerRecord | None:
         row = await self.pool.fetchrow(Q.player_by_token, token_hash)
         return PlayerRecord(id=row[0], name=row[1]) if row else None
+
+    # -- what guards a name --------------------------------------------------------
+
+    @_guarded
+    async def account(self, player: int) -> AccountRecord | None:
+        row = await self.pool.fetchrow(Q.account, player)
+        return account_from_row(row) if row else None
+
+    @_guarded
+    async def account_by_token(self, token_hash: bytes) -> AccountRecord | None:
+        row = await self.pool.fetchrow(Q.account_by_token, token_hash)
+        return account_from_row(row) if row else None
+
+    @_guarded
+    async def account_by_name(self, name: str) -> AccountRecord | None:
+        key = name_key(name)
+        row = await self.pool.fetchrow(Q.account_by_name, key, skeleton(name), key)
+        return account_from_row(row) if row else None
+
+    @_guarded
+    async def add_token(self, player: int, token_hash: bytes, now: float) -> None:
+        await self.pool.execute(Q.add_token, token_hash, player, now)
+
+    @_guarded
+    async def revoke_token(self, token_hash: bytes) -> None:
+        await self.pool.execute(Q.revoke_token, token_hash)
+
+    @_guarded
+    async def revoke_tokens(self, player: int) -> int:
+        status = await self.pool.execute(Q.revoke_tokens, player)
+        return int(status.split()[-1])
+
+    @_guarded
+    async def set_password(
+        self, player: int, password: str | None, reset_code: bytes | None = None
+    ) -> None:
+        await self.pool.execute(Q.set_password, password, reset_code, player)
+
+    @_guarded
+    async def set_disabled(self, player: int, disabled: bool) -> None:
+        await self.pool.execute(Q.set_disabled, disabled, player)
 
     # -- rooms ---------------------------------------------------------------------
 

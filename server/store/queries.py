@@ -31,7 +31,12 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from tilehall.server.store.base import FINISHED_COLUMNS, RATING_COLUMNS, ROOM_COLUMNS
+from tilehall.server.store.base import (
+    ACCOUNT_COLUMNS,
+    FINISHED_COLUMNS,
+    RATING_COLUMNS,
+    ROOM_COLUMNS,
+)
 
 __all__ = ["POSTGRES", "SQLITE", "Dialect", "Queries", "history"]
 
@@ -81,13 +86,38 @@ class Queries:
         " VALUES (?, ?, ?, ?, ?, ?) RETURNING id"
     )
     """name, name_key, skeleton, folded, token_hash, now -> id"""
-    player_by_token: str = "SELECT id, name FROM players WHERE token_hash = ?"
+    player_by_token: str = (
+        "SELECT p.id, p.name FROM tokens t JOIN players p ON p.id = t.player WHERE t.hash = ?"
+    )
     """token_hash"""
     player_by_name: str = (
         "SELECT id, name FROM players WHERE name_key = ? OR skeleton = ?"
         " ORDER BY name_key = ? DESC LIMIT 1"
     )
     """name_key, skeleton, name_key: the same key first, a confusable one else"""
+    # what guards a name (players.token_hash is the first token's, kept for its
+    # constraint only: tokens holds every device's, and is the one read)
+    account: str = f"SELECT {ACCOUNT_COLUMNS} FROM players p WHERE p.id = ?"
+    """player"""
+    account_by_token: str = (
+        f"SELECT {ACCOUNT_COLUMNS} FROM tokens t JOIN players p ON p.id = t.player WHERE t.hash = ?"
+    )
+    """token_hash"""
+    account_by_name: str = (
+        f"SELECT {ACCOUNT_COLUMNS} FROM players p WHERE p.name_key = ? OR p.skeleton = ?"
+        " ORDER BY p.name_key = ? DESC LIMIT 1"
+    )
+    """name_key, skeleton, name_key: as :attr:`player_by_name`"""
+    add_token: str = "INSERT INTO tokens(hash, player, created_at) VALUES (?, ?, ?)"
+    """token_hash, player, now"""
+    revoke_token: str = "DELETE FROM tokens WHERE hash = ?"
+    """token_hash"""
+    revoke_tokens: str = "DELETE FROM tokens WHERE player = ?"
+    """player"""
+    set_password: str = "UPDATE players SET password = ?, reset_code = ? WHERE id = ?"
+    """password hash, reset code hash, player"""
+    set_disabled: str = "UPDATE players SET disabled = ? WHERE id = ?"
+    """disabled, player"""
     mark_bot: str = "UPDATE players SET bot = TRUE WHERE id = ? AND NOT bot"
     """player"""
 

@@ -28,6 +28,7 @@ from tilehall.server.names import KEYS_VERSION, folded_skeleton, name_key, skele
 from tilehall.server.ratings import RatedGame, Rating, rate_game
 from tilehall.server.store import queries
 from tilehall.server.store.base import (
+    AccountRecord,
     AppendRefused,
     FinishedRoom,
     JournalEntry,
@@ -40,6 +41,7 @@ from tilehall.server.store.base import (
     SeatRecord,
     Store,
     StoreUnavailable,
+    account_from_row,
     finished_from_row,
     player_keys,
     rating_changes,
@@ -182,6 +184,21 @@ MIGRATIONS: tuple[str, ...] = (
         at REAL NOT NULL,
         changes TEXT NOT NULL
     );
+    """,
+    # Names kept across devices (issue 29): every token of a player, one row each
+    # (players.token_hash, the first, stays for its constraint but is no longer
+    # read), the Argon2id hash of a password, a one-time code's hash, a host's bar.
+    """
+    CREATE TABLE tokens (
+        hash BLOB PRIMARY KEY,
+        player INTEGER NOT NULL REFERENCES players(id),
+        created_at REAL NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX tokens_by_player ON tokens(player);
+    INSERT INTO tokens(hash, player, created_at) SELECT token_hash, id, created_at FROM players;
+    ALTER TABLE players ADD COLUMN password TEXT;
+    ALTER TABLE players ADD COLUMN reset_code BLOB;
+    ALTER TABLE players ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
     """,
 )
 
@@ -398,6 +415,7 @@ class SQLiteStore(Store):
                 ).fetchone()
             except sqlite3.IntegrityError:
                 raise NameTaken(name) from None
+            db.execute(Q.add_token, (token_hash, row[0], now))
             return PlayerRecord(id=row[0], name=name)
 
         return await self._run(self._tx, work)
@@ -527,6 +545,46 @@ class SQLiteStore(Store):
             return [score_from_row(row) for row in rows]
 
         return await self._run(work)
+
+    async def account(self, player: int) -> AccountRecord | None:
+        return await self._account(Q.account, (player,))
+
+    async def account_by_token(self, token_hash: bytes) -> AccountRecord | None:
+        return await self._account(Q.account_by_token, (token_hash,))
+
+    async def account_by_name(self, name: str) -> AccountRecord | None:
+        key = name_key(name)
+        return await self._account(Q.account_by_name, (key, skeleton(name), key))
+
+    async def _account(self, sql: str, args: tuple[Any, ...]) -> AccountRecord | None:
+        def work() -> AccountRecord | None:
+            row = self.db.execute(sql, args).fetchone()
+            return account_from_row(row) if row else None
+
+        return await self._run(work)
+
+    async def add_token(self, player: int, token_hash: bytes, now: float) -> None:
+        await self._write(Q.add_token, (token_hash, player, now))
+
+    async def revoke_token(self, token_hash: bytes) -> None:
+        await self._write(Q.revoke_token, (token_hash,))
+
+    async def revoke_tokens(self, player: int) -> int:
+        return await self._write(Q.revoke_tokens, (player,))
+
+    async def set_password(
+        self, player: int, password: str | None, reset_code: bytes | None = None
+    ) -> None:
+        await self._write(Q.set_password, (password, reset_code, player))
+
+    async def set_disabled(self, player: int, disabled: bool) -> None:
+        await self._write(Q.set_disabled, (disabled, player))
+
+    async def _write(self, sql: str, args: tuple[Any, ...]) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(sql, args).rowcount
+
+        return await self._run(self._tx, work)
 
     async def mark_bot(self, player: int) -> None:
         def work(db: sqlite3.Connection) -> None:

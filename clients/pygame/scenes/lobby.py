@@ -318,6 +318,11 @@ class LobbyScene(Scene):
         for w in self.widgets():
             if w.handle(ev):
                 return
+        if ev.type == pygame.KEYDOWN and not self.code_field.focused:
+            if ev.key == pygame.K_p:  # a password keeps the name on other devices
+                self.app.scene = SetPasswordScene(self.app)
+            elif ev.key == pygame.K_o:  # shift: every device
+                self.app.net.sign_out(everywhere=bool(ev.mod & pygame.KMOD_SHIFT))
 
     # -- drawing ------------------------------------------------------------------------
 
@@ -697,4 +702,108 @@ class NameScene(Scene):
         self.field.draw(surf)
         self.ok.rect = pygame.Rect(box.centerx - 70, box.y + 158, 140, 40)
         self.ok.draw(surf)
+        self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
+
+
+class PasswordScene(Scene):
+    """Ask for the password of a protected name, to sign in with it on this device.
+
+    Args:
+        name: the protected name.
+        reason: the server's refusal (the password was wrong, or is needed).
+    """
+
+    def __init__(self, app: App, name: str, reason: str) -> None:
+        super().__init__(app)
+        self.name = name
+        self.field = TextField("", placeholder="password", limit=256, on_enter=self.go, secret=True)
+        self.field.focused = True
+        pygame.key.start_text_input()
+        self.ok = Button("Sign in", lambda: self.go(self.field.text), tone=(46, 110, 74))
+        self.other = Button("Another name", lambda: self._other(), tone=(70, 76, 92))
+        self.notice(reason, d.BAD)
+
+    def go(self, password: str) -> None:
+        if password:
+            self.app.reconnect_as(self.name, password)
+
+    def _other(self) -> None:
+        self.app.scene = NameScene(self.app, "", suggested="")
+
+    def handle_event(self, ev: pygame.event.Event) -> None:
+        if not (self.ok.handle(ev) or self.other.handle(ev)):
+            self.field.handle(ev)
+
+    def draw(self, surf: pygame.Surface) -> None:
+        w, h = surf.get_size()
+        surf.fill(d.BG)
+        box = pygame.Rect(0, 0, 460, 220)
+        box.center = (w // 2, h // 2)
+        d.panel(surf, box)
+        title = f"The password of {self.name}"
+        size = d.text_fit(title, box.w - 40, 26)
+        d.text(surf, title, (box.centerx, box.y + 40), size=size, colour=d.GOLD, anchor="center")
+        self.field.rect = pygame.Rect(box.x + 30, box.y + 84, box.w - 60, 40)
+        self.field.draw(surf)
+        self.ok.rect = pygame.Rect(box.centerx - 150, box.y + 150, 140, 40)
+        self.other.rect = pygame.Rect(box.centerx + 10, box.y + 150, 140, 40)
+        self.ok.draw(surf)
+        self.other.draw(surf)
+        self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
+
+
+class SetPasswordScene(Scene):
+    """Protect the name with a password, or change it (its current one first)."""
+
+    def __init__(self, app: App) -> None:
+        super().__init__(app)
+        self.old = TextField(
+            "", placeholder="current password (none yet: empty)", limit=256, secret=True
+        )
+        self.new = TextField(
+            "",
+            placeholder="new password, 10-256 characters",
+            limit=256,
+            on_enter=lambda _: self.save(),
+            secret=True,
+        )
+        self.new.focused = True
+        pygame.key.start_text_input()
+        self.ok = Button("Save", self.save, tone=(46, 110, 74))
+        self.back = Button("Back", self.leave, tone=(70, 76, 92))
+
+    def save(self) -> None:
+        if not self.new.text:
+            return
+        msg: dict[str, Any] = {"t": "set_password", "password": self.new.text}
+        if self.old.text:
+            msg["old_password"] = self.old.text
+        self.app.net.request(msg)
+        self.leave()
+
+    def leave(self) -> None:
+        self.app.scene = LobbyScene(self.app)
+
+    def handle_event(self, ev: pygame.event.Event) -> None:
+        for w in (self.ok, self.back, self.old, self.new):
+            if w.handle(ev):
+                return
+
+    def draw(self, surf: pygame.Surface) -> None:
+        w, h = surf.get_size()
+        surf.fill(d.BG)
+        box = pygame.Rect(0, 0, 480, 260)
+        box.center = (w // 2, h // 2)
+        d.panel(surf, box)
+        title = "A password keeps your name on other devices"
+        size = d.text_fit(title, box.w - 40, 22)
+        d.text(surf, title, (box.centerx, box.y + 32), size=size, colour=d.GOLD, anchor="center")
+        self.old.rect = pygame.Rect(box.x + 30, box.y + 64, box.w - 60, 40)
+        self.new.rect = pygame.Rect(box.x + 30, box.y + 120, box.w - 60, 40)
+        self.old.draw(surf)
+        self.new.draw(surf)
+        self.ok.rect = pygame.Rect(box.centerx - 150, box.y + 190, 140, 40)
+        self.back.rect = pygame.Rect(box.centerx + 10, box.y + 190, 140, 40)
+        self.ok.draw(surf)
+        self.back.draw(surf)
         self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))

@@ -7,9 +7,16 @@ import asyncio
 from textual.widgets import DataTable, Input, Static
 from tilehall.clients.cli.app import TilehallApp
 from tilehall.clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
-from tilehall.clients.cli.lobby import CodeScreen, LobbyScreen, NameScreen, ScoresScreen
+from tilehall.clients.cli.lobby import (
+    CodeScreen,
+    LobbyScreen,
+    NameScreen,
+    PasswordScreen,
+    ScoresScreen,
+    SetPasswordScreen,
+)
 from tilehall.clients.cli.widgets import Choice, StatusLine
-from tilehall.clients.config import load_identity, save_identity
+from tilehall.clients.config import known_names, load_identity, save_identity
 from tilehall.clients.connection import Connection
 
 from tests.clients.cli.util import app_for, create_room, screen_of, text_of, until
@@ -24,6 +31,62 @@ async def test_name_is_remembered_and_the_next_start_resumes_the_player(url):
         await screen_of(pilot, LobbyScreen)
         assert pilot.app.conn.player == "ada"
         assert pilot.app.conn.token == token
+
+
+async def test_play_as_ada_then_as_bea_then_name_ada_resumes_adas_seat(url):
+    """Each name keeps its own token: starting as bea never loses ada's (issue 29)."""
+    async with app_for(url, "ada").run_test() as pilot:
+        await create_room(pilot, "ishido")
+        await screen_of(pilot, IshidoScreen)
+        [room] = pilot.app.lobby.mine
+        ada_token = pilot.app.conn.token
+    async with app_for(url, "bea").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        assert pilot.app.conn.player == "bea"
+        assert pilot.app.lobby.mine == []
+    async with app_for(url, "ADA").run_test() as pilot:  # --name ada, in any case
+        await screen_of(pilot, LobbyScreen)
+        assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", ada_token)
+        assert pilot.app.lobby.mine == [room]
+    assert known_names(url) == ["ada", "bea"]
+
+
+async def test_a_password_set_here_signs_in_on_another_device_and_sign_out_ends_both(
+    url, tmp_path, monkeypatch
+):
+    """Set a password with p; another device (its own config) signs in with it; O signs out
+    everywhere, and the first device is told and forgets the token."""
+    secret = "correct horse battery"
+    async with app_for(url, "ada").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        await pilot.press("p")
+        form = await screen_of(pilot, SetPasswordScreen)
+        form.query_one("#new", Input).value = secret
+        form.query_one("#new", Input).focus()
+        await pilot.press("enter")
+        await screen_of(pilot, LobbyScreen)
+        async with Connection(url, name="ada", password=secret) as other:
+            assert other.player == "ada"
+    first = load_identity(url, "ada")
+    monkeypatch.setenv("TILEHALL_CONFIG", str(tmp_path / "phone"))
+    async with Connection(url, token=first[1]) as laptop:  # the first device, still signed in
+        async with app_for(url, "ada").run_test() as pilot:
+            ask = await screen_of(pilot, PasswordScreen)
+            await pilot.press(*"not it at all", "enter")
+            ask = await screen_of(pilot, PasswordScreen)
+            assert "not right" in str(ask.problem) or "not the password" in str(ask.problem)
+            await pilot.press(*secret, "enter")
+            await screen_of(pilot, LobbyScreen)
+            assert pilot.app.conn.player == "ada"
+            assert load_identity(url, "ada")[1] not in (None, first[1])  # a token of its own
+            await pilot.press("O")
+            await until(pilot, lambda: pilot.app.signed_out is not None)
+        assert load_identity(url, "ada") == ("ada", None)
+        async with asyncio.timeout(5):
+            async for msg in laptop.pushed():
+                if msg["t"] == "_signed_out":
+                    break
+        assert msg["code"] == 4001 and laptop.token is None
 
 
 async def test_a_refused_token_asks_for_a_name_again(url):

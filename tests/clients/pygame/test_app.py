@@ -13,7 +13,12 @@ from tilehall.clients.connection import Connection
 from tilehall.clients.pygame.app import App
 from tilehall.clients.pygame.scenes import lobby as lobby_mod
 from tilehall.clients.pygame.scenes.ishido import STONE_COLOURS, IshidoScene
-from tilehall.clients.pygame.scenes.lobby import LobbyScene, NameScene
+from tilehall.clients.pygame.scenes.lobby import (
+    LobbyScene,
+    NameScene,
+    PasswordScene,
+    SetPasswordScene,
+)
 from tilehall.clients.pygame.scenes.mathable import RECENT_FACE, TILE_FACE, MathableScene
 from tilehall.server.bots.mathable import BOTS
 
@@ -268,3 +273,46 @@ def test_help_prints_no_pygame_banner():
         env={k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"},
     ).stdout
     assert out.startswith("usage: tilehall-gui"), out[:200]
+
+
+async def test_a_password_signs_in_on_another_device_and_sign_out_goes_back_to_names(
+    app, url, tmp_path, monkeypatch
+):
+    """P sets a password; a second window (its own config) is asked for it, signs in with
+    it, and Shift+O signs every device out: both windows are back at the name screen."""
+    lobby_of(app)
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_p, mod=0))
+    app.step()
+    form = app.scene
+    assert isinstance(form, SetPasswordScene)
+    form.new.text = "correct horse battery"
+    click(app, form.ok.rect.center)
+    await run_until(app, lambda: "Password set" in app.scene.notice_text, what="password_set")
+    monkeypatch.setenv("TILEHALL_CONFIG", str(tmp_path / "phone"))
+    phone = App(url, "ada")
+    try:
+        await run_until(phone, lambda: isinstance(phone.scene, PasswordScene), what="asked")
+        phone.scene.field.text = "not the password"
+        click(phone, phone.scene.ok.rect.center)
+        await run_until(
+            phone,
+            lambda: (
+                isinstance(phone.scene, PasswordScene)
+                and "not the password" in phone.scene.notice_text
+            ),
+            what="bad_password",
+        )
+        phone.scene.field.text = "correct horse battery"
+        click(phone, phone.scene.ok.rect.center)
+        await run_until(phone, lambda: phone.online, what="welcome on the phone")
+        assert phone.lobby.player == "ada"
+        pygame.event.post(
+            pygame.event.Event(pygame.KEYDOWN, key=pygame.K_o, mod=pygame.KMOD_LSHIFT)
+        )
+        phone.step()
+        await run_until(phone, lambda: isinstance(phone.scene, NameScene), what="signed out")
+        await run_until(app, lambda: isinstance(app.scene, NameScene), what="told elsewhere")
+        assert "another device" in app.scene.notice_text
+        assert load_identity(url, "ada") == ("ada", None)
+    finally:
+        await close(phone)

@@ -15,6 +15,7 @@ from tilehall.server.store.base import (
     AppendRefused,
     JournalEntry,
     NameTaken,
+    PlayerRecord,
     RoomRecord,
     RoomTaken,
     ScoreRecord,
@@ -491,7 +492,7 @@ async def test_history_is_filled_in_for_rooms_played_before_it_was_kept(store_ur
     full = module.MIGRATIONS
     monkeypatch.setattr(module, "MIGRATIONS", full[:5])
     old = await open_store(store_url)
-    ada = await old.create_player("Ada", b"\x01" * 32, 1.0)
+    ada = await old_player(old, "Ada", b"\x01" * 32)
     seats = seats_json([SeatRecord(name="Ada", player=ada.id), SeatRecord()])
     rows = [  # as the code of that version wrote them
         ("played", "mathable", "{}", 1, seats, "over", "", 1.0, 77.0, '{"scores": [3, 1]}'),
@@ -517,6 +518,60 @@ async def test_history_is_filled_in_for_rooms_played_before_it_was_kept(store_ur
         assert (room.id, room.finished_at, room.result) == ("played", 77.0, {"scores": [3, 1]})
     finally:
         await new.close()
+
+
+async def old_player(store, name: str, token_hash: bytes) -> PlayerRecord:
+    """A player as the schema before tokens (migration 8) kept one: its token in players."""
+    sql = "INSERT INTO players(name, name_key, token_hash, created_at) VALUES (?, ?, ?, 1)"
+    if hasattr(store, "pool"):
+        sql = sql.replace("?", "$1", 1).replace("?", "$2", 1).replace("?", "$3", 1)
+        pid = await store.pool.fetchval(sql + " RETURNING id", name, name.casefold(), token_hash)
+    else:
+        with store.db:
+            pid = store.db.execute(sql, (name, name.casefold(), token_hash)).lastrowid
+    return PlayerRecord(id=pid, name=name)
+
+
+async def test_tokens_kept_before_the_tokens_table_still_work(store_url, monkeypatch):
+    """The migration that brought one token per device keeps every player's token."""
+    if store_url.startswith("postgresql"):
+        from tilehall.server.store import postgres as module
+    else:
+        from tilehall.server.store import sqlite as module
+    full = module.MIGRATIONS
+    monkeypatch.setattr(module, "MIGRATIONS", full[:7])
+    old = await open_store(store_url)
+    ada = await old_player(old, "Ada", b"\x01" * 32)
+    await old.close()
+    monkeypatch.setattr(module, "MIGRATIONS", full)
+    new = await open_store(store_url)
+    try:
+        assert await new.player_by_token(b"\x01" * 32) == ada
+        await new.add_token(ada.id, b"\x02" * 32, 2.0)
+        assert (await new.account_by_token(b"\x02" * 32)).player == ada
+        await new.revoke_token(b"\x01" * 32)
+        assert await new.player_by_token(b"\x01" * 32) is None
+        assert await new.player_by_token(b"\x02" * 32) == ada
+    finally:
+        await new.close()
+
+
+async def test_accounts_keep_a_password_hash_a_code_and_a_bar(store):
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    await store.add_token(ada.id, b"\x02" * 32, 2.0)
+    account = await store.account_by_name("ADA")
+    assert (account.id, account.protected, account.disabled) == (ada.id, False, False)
+    await store.set_password(ada.id, "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA")
+    await store.set_disabled(ada.id, True)
+    account = await store.account(ada.id)
+    assert account.password.startswith("$argon2id$") and account.disabled and account.protected
+    await store.set_password(ada.id, None, b"\x09" * 32)
+    account = await store.account_by_token(b"\x02" * 32)
+    assert (account.password, account.reset_code) == (None, b"\x09" * 32)
+    assert account.protected
+    assert await store.revoke_tokens(ada.id) == 2
+    assert await store.account_by_token(b"\x02" * 32) is None
+    assert await store.account_by_name("Eve") is None
 
 
 async def test_reopening_keeps_data_and_does_not_migrate_twice(store_url):
