@@ -86,7 +86,12 @@ async def test_names_are_remembered_and_offered(page: Page):
     stored = await page.evaluate("JSON.parse(localStorage.getItem('tilehall.names'))")
     assert sorted(n["name"] for n in stored) == ["Ada", "Bea"]
     await page.reload()
-    await page.get_by_role("button", name="Forget Ada").click()
+    await (
+        page.get_by_role("listitem")
+        .filter(has_text="Ada")
+        .get_by_role("button", name="forget")
+        .click()
+    )
     await expect(page.get_by_role("button", name="Ada", exact=True)).to_have_count(0)
     await expect(page.get_by_role("button", name="Bea", exact=True)).to_be_visible()
 
