@@ -25,6 +25,10 @@ class App {
     window.addEventListener("popstate", () => this.route());
     window.addEventListener("hashchange", () => this.route()); // a link pasted with its #code
     window.addEventListener("online", () => this.conn && this.conn.retryNow());
+    // a phone woken up: try at once rather than at the end of a long back-off
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && this.conn) this.conn.retryNow();
+    });
     document.getElementById("home").addEventListener("click", (ev) => {
       if (!this.welcome) return;
       ev.preventDefault();
