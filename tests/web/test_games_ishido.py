@@ -40,6 +40,10 @@ async def test_ishido_by_mouse_and_keyboard(page: Page, server: Server, url: str
     for n in range(1, 4):
         await eventually(lambda view=view: legal_shown(page, view))
         target = view["legal"][0]
+        if n == 1:  # pointing at a legal square shows the stone there
+            await square(page, target).hover()
+            ghost = square(page, target).locator(".tb-ghost-stone")
+            assert await ghost.evaluate("e => getComputedStyle(e).opacity") == "0.6"
         await square(page, target).click()
         view = await w.until(lambda v, n=n: v["placed"] == n)
         assert view["last"]["at"] == target
@@ -84,20 +88,21 @@ async def test_ishido_symbols_mode_writes_each_stones_colour(page: Page, server:
     await take_seat(page, room)
     view = await w.until(lambda v: v["status"] == "playing")
     board = page.locator("#board")
+    placed = "[role=gridcell] .tb-stone:not(.tb-ghost-stone)"  # not the stone shown on hover
     stones = sum(1 for row in view["board"] for s in row if s)
     assert stones == 6
-    assert await board.locator("[role=gridcell] .tb-stone-letter").count() == 0
+    assert await board.locator(f"{placed} .tb-stone-letter").count() == 0
     # every stone draws its symbol, whatever the preference
-    assert await board.locator("[role=gridcell] .tb-stone svg[data-shape]").count() == stones
+    assert await board.locator(f"{placed} svg[data-shape]").count() == stones
     await page.get_by_label("Symbols").check()
-    await board.locator("[role=gridcell] .tb-stone-letter").first.wait_for()
-    letters = await board.locator("[role=gridcell] .tb-stone-letter").all_inner_texts()
+    await board.locator(f"{placed} .tb-stone-letter").first.wait_for()
+    letters = await board.locator(f"{placed} .tb-stone-letter").all_inner_texts()
     assert len(letters) == stones
     expected = sorted("ROYGBP"[s[0]] for row in view["board"] for s in row if s)
     assert sorted(letters) == expected
     # The opening's six stones are all six colours and symbols: six different letters and shapes.
     assert len(set(letters)) == 6
-    shapes = await board.locator("[role=gridcell] .tb-stone svg").evaluate_all(
+    shapes = await board.locator(f"{placed} svg").evaluate_all(
         "els => els.map(e => e.dataset.shape)"
     )
     assert len(set(shapes)) == 6

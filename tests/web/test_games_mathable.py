@@ -142,6 +142,14 @@ async def test_mathable_by_mouse_and_keyboard(page: Page, server: Server, url: s
     await w.until(lambda v: len([e for e in w.events if e.get("e") == "turn_ended"]) > turns)
     assert len(w.view["racks"][0]) == 7
 
+    # What the other seat placed since is listed, each tile with its square.
+    await w.until(lambda v: v["to_move"] == 0)
+    mine = max(i for i, e in enumerate(w.events) if e.get("e") == "turn_ended" and e["seat"] == 0)
+    theirs = [e for e in w.events[mine:] if e.get("e") == "placed" and e["seat"] == 1]
+    for ev in theirs:
+        told = page.locator(".tb-told li", has_text=f"on {cell_name(ev['at'])} +{ev['points']}")
+        await told.first.wait_for()
+
     # The quit vote: the only person's vote ends the game.
     await page.get_by_role("button", name="Vote to quit").click()
     view = await w.until(lambda v: v["status"] == "over")
@@ -220,6 +228,7 @@ async def test_mathable_hidden_racks_clock_and_exchange_by_keyboard(
     await w.until(lambda v: any(e.get("e") == "exchanged" for e in w.events))
     exchanged = next(e for e in w.events if e.get("e") == "exchanged")
     assert exchanged["seat"] == 0 and exchanged["count"] == 2 and "tiles" not in exchanged
-    ended = next(e for e in w.events if e.get("e") == "turn_ended")
+    await w.until(lambda v: any(e.get("e") == "turn_ended" and e["seat"] == 0 for e in w.events))
+    ended = next(e for e in w.events if e.get("e") == "turn_ended" and e["seat"] == 0)
     assert ended["reason"] == "exchange"
     await w.close()

@@ -162,6 +162,16 @@ async def test_linksame_by_mouse_and_keyboard(page: Page, server: Server, url: s
     await page.keyboard.press("p")
     await w.until(lambda v: v["paused"] is None)
 
+    # Paused, the page reloaded: the board comes back hidden, and its Resume works.
+    await page.get_by_role("button", name="Pause").click()
+    await w.until(lambda v: v["paused"] == "player")
+    await page.reload()
+    await page.get_by_role("button", name="Webby").click()  # the name the page remembers
+    await page.get_by_text("You paused the game").wait_for()
+    assert await page.locator("#board [role=gridcell]").count() == 0
+    await page.get_by_role("button", name="Resume").first.click()
+    await w.until(lambda v: v["paused"] is None)
+
     # A pair, then u takes it back.
     await page.locator("#board [role=grid]").wait_for(state="visible")
     a, b = playable_pairs(w.view["board"])[0]

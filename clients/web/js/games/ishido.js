@@ -136,7 +136,14 @@ export function mount(root, ctx) {
           cell.replaceChildren(stoneEl(stone, symbols));
         } else {
           label = `${name}, empty${isLegal ? ", the stone fits" : ""}${isHint ? ", best square" : ""}${ring ? ", outer ring" : ""}`;
-          cell.replaceChildren();
+          // Pointing at (or the cursor on) a square where the stone fits shows it there.
+          if (isLegal && view.current) {
+            const ghost = stoneEl(view.current, symbols);
+            ghost.classList.add("tb-ghost-stone");
+            cell.replaceChildren(ghost);
+          } else {
+            cell.replaceChildren();
+          }
         }
         cell.setAttribute("aria-label", label);
       }

@@ -52,6 +52,8 @@ export function mount(root, ctx) {
   let hinted = null;
   let recent = new Set();
   let current = new Set();
+  let told = []; // the others' placements since our turn (watching: the last turn), in words
+  let telling = [];
   const clock = new ServerClock();
   const { main, side, signal, close } = frame(root, "mathable", KEYS, ctx);
   const restore = () => {
@@ -325,6 +327,11 @@ export function mount(root, ctx) {
         flags.length ? h("div", { class: "tb-seat-flags", text: flags.join(" · ") }) : null,
         h("div", { class: "tb-seat-rack" }, tiles));
     });
+    if (told.length) {
+      items.push(h("div", { class: "tb-told" },
+        h("div", { class: "tb-stat-label", text: ctx.seat === null ? "Last turn" : "Since your turn" }),
+        h("ul", {}, told.slice(-8).map((line) => h("li", { text: line })))));
+    }
     items.push(stat("Tiles in the bag", view.bag ?? 0));
     const unseen = (view.unseen || []).length;
     if (unseen !== view.bag) items.push(stat("Tiles unseen", unseen));
@@ -378,15 +385,24 @@ export function mount(root, ctx) {
       for (const ev of events) {
         if (ev.e === "placed") {
           const key = `${ev.at[0]},${ev.at[1]}`;
-          if (ctx.seat === null) current.add(key);
-          else if (ev.seat !== ctx.seat) recent.add(key);
+          const line = `${seatName(ev.seat, view)}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
+          if (ctx.seat === null) {
+            current.add(key);
+            telling.push(line);
+          } else if (ev.seat !== ctx.seat) {
+            recent.add(key);
+            told.push(line);
+          }
           if (ev.seat === ctx.seat) picked = null;
         } else if (ev.e === "turn_ended") {
           if (ctx.seat === null) {
             recent = current;
             current = new Set();
+            told = telling;
+            telling = [];
           } else if (ev.seat === ctx.seat) {
             recent = new Set();
+            told = [];
           }
         } else if (ev.e === "hint") {
           hinted = ev.tile;
