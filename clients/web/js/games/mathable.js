@@ -7,7 +7,7 @@
 // only until the server answers, and a refusal puts the board back as the last view had it.
 
 import {
-  Controls, Grid, ServerClock, Twice, cellName, describeCommon, frame, h, mmss, plural, seatName, sender, stat,
+  Controls, Grid, ServerClock, Twice, cap, cellName, describeCommon, frame, h, mmss, plural, seatName, sender, stat,
 } from "./common.js";
 
 const SIZE = 14;
@@ -399,7 +399,7 @@ export function mount(root, ctx) {
       for (const ev of events) {
         if (ev.e === "placed") {
           const key = `${ev.at[0]},${ev.at[1]}`;
-          const line = `${seatName(ev.seat, view)}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
+          const line = `${cap(seatName(ev.seat, view))}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
           if (ctx.seat === null) {
             current.add(key);
             telling.push(line);
