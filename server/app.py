@@ -377,7 +377,8 @@ def parse_args(argv: list[str] | None = None) -> Config:
         prog="tilehall-server",
         description="Host Tilehall: Mathable, Match-It, LinkSame, Lines and Ishido over "
         "WebSockets. Unfinished rooms survive restarts (they are rebuilt from the journal). "
-        "The same port answers GET /healthz and /readyz; the admin listener (--admin-port) "
+        "The same port serves the web client (open http://HOST:PORT/ in a browser; --no-web "
+        "turns it off) and answers GET /healthz and /readyz; the admin listener (--admin-port) "
         "answers /metrics (Prometheus), the admin commands and the health checks. "
         "'tilehall-server admin --help' lists the admin commands.",
     )

@@ -6,7 +6,8 @@ Two listeners answer plain HTTP GETs:
   ``/readyz`` (readiness: it can play games now: its store answers, in a
   cluster its broker too, and it is not draining) before any WebSocket
   handshake, because load balancers probe the port they send players to. It
-  answers 404 for ``/metrics`` and ``/admin/...``.
+  answers 404 for ``/metrics`` and ``/admin/...``. Its other plain GETs are the web
+  client's (:mod:`tilehall.server.web`), unless ``--no-web``.
 - **the admin listener** (:class:`AdminListener`, ``--admin-host`` 127.0.0.1 and
   ``--admin-port``, by default the game port + 1) answers ``/metrics``,
   ``/admin/...``, ``/healthz`` and ``/readyz``. Admin requests need

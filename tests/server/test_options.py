@@ -242,3 +242,14 @@ def test_a_new_field_is_a_new_option():
         name="y", where=Path("/e"), mode="b", tags=("P", "Q"), inner=Inner(per_room=4, wait=None)
     )
     assert isinstance(got.where, Path) and type(parse("--wait", "2").inner.wait) is float
+
+
+def test_no_web_is_a_switch_that_turns_the_page_off(logs, capsys):
+    assert parse_args([]).web is True
+    assert parse_args(["--no-web"]).web is False
+    with pytest.raises(SystemExit):
+        parse_args(["--no-web", "yes"])
+    with pytest.raises(SystemExit):
+        parse_args(["--help"])
+    shown = capsys.readouterr().out
+    assert "--no-web" in shown and "(default True)" not in shown

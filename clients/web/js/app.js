@@ -25,6 +25,10 @@ class App {
     window.addEventListener("popstate", () => this.route());
     window.addEventListener("hashchange", () => this.route()); // a link pasted with its #code
     window.addEventListener("online", () => this.conn && this.conn.retryNow());
+    // a phone woken up: try at once rather than at the end of a long back-off
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && this.conn) this.conn.retryNow();
+    });
     document.getElementById("home").addEventListener("click", (ev) => {
       if (!this.welcome) return;
       ev.preventDefault();
@@ -80,10 +84,12 @@ class App {
     const list = known.length ? h("div", { class: "known" },
       h("h3", { id: "known-h" }, "Play as"),
       h("ul", { class: "known-names", "aria-labelledby": "known-h" },
-        known.map((k) => h("li", {}, h("button", {
-          type: "button", class: "name-button", onclick: () => this.signIn(k.name),
+        known.map((k, i) => h("li", {}, h("button", {
+          type: "button", class: "name-button", id: `known-${i}`, onclick: () => this.signIn(k.name),
         }, k.name), h("button", {
-          type: "button", class: "link forget", "aria-label": `Forget ${k.name}`,
+          // named "Forget", described by the name: the list's one button per name stays the
+          // only button whose name holds it
+          type: "button", class: "link forget", "aria-describedby": `known-${i}`,
           onclick: () => { names.forget(k.name); this.askName(`This browser forgot ${k.name}.`, "note"); },
         }, "forget"))))) : null;
     form.addEventListener("submit", (ev) => {

@@ -130,11 +130,12 @@ export class Lobby {
     game.addEventListener("change", changed);
     status.addEventListener("change", changed);
     this.roomsBody = h("ul", { class: "rooms-list", "aria-label": "Rooms" });
+    this.refreshBtn = h("button", { type: "button", onclick: () => this.fetchRooms(false).catch(() => {}) }, "Refresh");
     this.moreBtn = h("button", { type: "button", hidden: true, onclick: () => this.fetchRooms(true).catch(() => {}) }, "More rooms");
     this.roomsNote = h("p", { class: "note", "aria-live": "polite" });
     fill(this.panel,
       h("div", { class: "filters" }, field("Game", game), field("Status", status),
-        h("button", { type: "button", onclick: () => this.fetchRooms(false).catch(() => {}) }, "Refresh")),
+        this.refreshBtn),
       this.roomsNote, this.roomsBody, this.moreBtn);
     this.fetchRooms(false).catch(() => {});
     this.timer = setInterval(() => {
@@ -153,8 +154,16 @@ export class Lobby {
     if (this.tab !== "rooms" || !this.roomsBody) return;
     this.next = reply.next;
     this.pages = more ? this.pages + 1 : 1;
+    // A refresh must not throw away the keyboard's place: the same button keeps the focus.
+    const focused = this.roomsBody.contains(document.activeElement) ? document.activeElement : null;
+    const place = focused && [focused.closest(".room-row")?.dataset.room, focused.getAttribute("aria-label")];
     if (!more) this.roomsBody.replaceChildren();
     for (const room of reply.rooms) this.roomsBody.append(this.roomRow(room));
+    if (place) {
+      const row = [...this.roomsBody.children].find((r) => r.dataset.room === place[0]);
+      const again = row && [...row.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === place[1]);
+      (again || this.refreshBtn).focus();
+    }
     this.moreBtn.hidden = !reply.next;
     this.roomsNote.textContent = this.roomsBody.childElementCount ? "" : "No rooms here yet: start one in New game.";
   }

@@ -22,7 +22,7 @@ export class ServerError extends Error {
 
 const KEEPALIVE_MS = 15000; // a ping this often while nothing else is asked ...
 const DEAD_MS = 10000; // ... and a link that answers nothing for this long is dead
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000, 15000];
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 
 /**
  * One player's link to the server, kept open: `open(hello)` connects and says hello;

@@ -7,7 +7,7 @@
 import { h, fill } from "./dom.js";
 import { applyPatch, expandEvents, PatchError } from "./patch.js";
 import { loadBoard, mountBoard } from "./boards.js";
-import { generic, resultText, seatName } from "./narrate.js";
+import { generic, resultText } from "./narrate.js";
 
 const LOG_MAX = 300;
 
@@ -457,5 +457,3 @@ export class RoomScreen {
     this.app.go("/");
   }
 }
-
-export { seatName };
