@@ -160,7 +160,7 @@ _MODULE_SCRIPT = re.compile(r"""<script\b[^>]*\btype=["']?module["']?[^>]*\bsrc=
 """``<script type="module" src="...">`` in the page (type before src, as the page writes it)."""
 
 _STATIC_IMPORT = re.compile(
-    r"""^\s*(?:import|export)\b[^"'`;]*?(?:\bfrom\s*)?["'](\.{0,2}/[^"']+\.js)["']""", re.M
+    r"""^\s*(?:import|export)\s*(?:[^"'`;]*?\bfrom\s*)?["'](\.{0,2}/[^"']+\.js)["']""", re.M
 )
 """A static ``import ... from "./x.js"`` (or ``export ... from``, or a bare ``import "./x.js"``)."""
 

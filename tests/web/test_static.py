@@ -403,6 +403,9 @@ async def test_the_page_names_its_static_module_graph_for_preloading(server: Ser
         'import "./side.js";\n'
         'export { c } from "./dom.js";\n'
         'const board = () => import("./games/ishido.js");\n'
+        'export function f() { return fetch("./comment.js"); }\n'
+        'export const from = load("./comment.js");\n'
+        'import{z}from"./util.js";\n'
         '// import { nothing } from "./comment.js" is a comment, not indented code\n'
         'import { gone } from "./missing.js";\n'
     )
