@@ -56,6 +56,7 @@ def rack_tile(page: Page, index: int) -> Any:
 
 async def drag(page: Page, source: Any, target: Any) -> None:
     """A mouse drag from one element's middle to another's, in small steps."""
+    await source.scroll_into_view_if_needed()
     a = await source.bounding_box()
     b = await target.bounding_box()
     await page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
@@ -70,6 +71,7 @@ def placed_on(w: Watcher, cell: tuple[int, int], tile: int) -> bool:
 
 
 async def test_mathable_by_mouse_and_keyboard(page: Page, server: Server, url: str):
+    await page.set_viewport_size({"width": 1280, "height": 1000})  # the rack and the board in view
     room = await create(url, "mathable", seats=SEATS)
     w = await Watcher.open(url, room)
     await take_seat(page, room)
@@ -134,7 +136,9 @@ async def test_mathable_by_mouse_and_keyboard(page: Page, server: Server, url: s
     await told.or_(nothing).first.wait_for()
     if await told.count():
         hinted = int(re.findall(r"\d+", await told.inner_text())[0])
-        await page.get_by_role("button", name=re.compile(f": {hinted}, fits somewhere")).wait_for()
+        await page.get_by_role(
+            "button", name=re.compile(f": {hinted}, fits somewhere")
+        ).first.wait_for()
 
     # e ends the turn: the rack refills to 7 (or what the bag holds)
     turns = len([e for e in w.events if e.get("e") == "turn_ended"])
@@ -150,8 +154,10 @@ async def test_mathable_by_mouse_and_keyboard(page: Page, server: Server, url: s
         told = page.locator(".tb-told li", has_text=f"on {cell_name(ev['at'])} +{ev['points']}")
         await told.first.wait_for()
 
-    # The quit vote: the only person's vote ends the game.
+    # The quit vote, asked twice: the only person's vote ends the game.
     await page.get_by_role("button", name="Vote to quit").click()
+    assert (await w.drain(0.5))["quit_votes"] == []
+    await page.get_by_role("button", name="Vote to quit: sure?").click()
     view = await w.until(lambda v: v["status"] == "over")
     assert view["result"]["reason"] == "quit"
     over = page.locator("#board .tb-over")

@@ -7,7 +7,7 @@
 // only until the server answers, and a refusal puts the board back as the last view had it.
 
 import {
-  Controls, Grid, ServerClock, cellName, describeCommon, frame, h, mmss, plural, seatName, sender, stat,
+  Controls, Grid, ServerClock, Twice, cap, cellName, describeCommon, frame, h, mmss, plural, seatName, sender, stat,
 } from "./common.js";
 
 const SIZE = 14;
@@ -26,7 +26,7 @@ const KEYS = [
   ["d", "take an earned extra draw"],
   ["x", "exchange: mark tiles, then x again to swap them"],
   ["i", "hint: a rack tile that fits (costs the Hall of Fame)"],
-  ["v", "vote to quit (again to withdraw)"],
+  ["v", "vote to quit (press twice; once more withdraws it)"],
   ["?", "show or hide these keys"],
 ];
 
@@ -55,6 +55,7 @@ export function mount(root, ctx) {
   let told = []; // the others' placements since our turn (watching: the last turn), in words
   let telling = [];
   const clock = new ServerClock();
+  const twice = new Twice();
   const { main, side, signal, close } = frame(root, "mathable", KEYS, ctx);
   const restore = () => {
     pending = null;
@@ -73,7 +74,15 @@ export function mount(root, ctx) {
   controls.add("exchange", "Exchange", () => exchange(), { key: "x" });
   controls.add("cancel", "Cancel", () => { exchanging = null; draw(); });
   controls.add("hint", "Hint", () => send({ do: "hint" }), { key: "i" });
-  controls.add("vote", "Vote to quit", () => send({ do: "quit" }), { key: "v", tone: "danger" });
+  // A vote to quit is asked twice: the board cannot tell whether the other seats are people,
+  // and when they are all computers (a solo game) the one vote ends the game at once.
+  // Withdrawing a vote is never asked.
+  controls.add("vote", "Vote to quit", () => {
+    const voted = (view.quit_votes || []).includes(ctx.seat);
+    if (voted || twice.press("vote")) send({ do: "quit", vote: !voted });
+    else ctx.say("Press again to vote to quit: when every person at the table votes, the game ends.");
+    drawControls();
+  }, { key: "v", tone: "danger" });
   main.append(grid.el, h("div", { class: "tb-rack-row" }, rackLabel, rackEl), rackNote, controls.el);
 
   root.addEventListener("keydown", (ev) => {
@@ -370,7 +379,12 @@ export function mount(root, ctx) {
     controls.set("cancel", { hidden: !exchanging });
     controls.set("hint", { enabled: my && !exchanging });
     const voted = (view.quit_votes || []).includes(ctx.seat);
-    controls.set("vote", { enabled: player && view.status === "playing", label: voted ? "Withdraw quit vote" : "Vote to quit", pressed: voted });
+    const armed = !voted && twice.isArmed("vote");
+    controls.set("vote", {
+      enabled: player && view.status === "playing",
+      label: voted ? "Withdraw quit vote" : armed ? "Vote to quit: sure?" : "Vote to quit",
+      pressed: voted || armed,
+    });
   }
 
   const ticker = setInterval(() => {
@@ -385,7 +399,7 @@ export function mount(root, ctx) {
       for (const ev of events) {
         if (ev.e === "placed") {
           const key = `${ev.at[0]},${ev.at[1]}`;
-          const line = `${seatName(ev.seat, view)}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
+          const line = `${cap(seatName(ev.seat, view))}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
           if (ctx.seat === null) {
             current.add(key);
             telling.push(line);
