@@ -115,9 +115,11 @@ class GameCode(enum.StrEnum):
 
     # malformed actions (InvalidMove), every game
     UNKNOWN_ACTION = "unknown_action"
-    """The action is not a map, is empty, or its ``do`` names no action of the game."""
+    """The action's ``do`` names no action of the game (or, read by the engine itself, the
+    action is not a map or is empty: on the wire ``act`` refuses those first, ``wrong_type``
+    and ``out_of_range``, as PROTOCOL.md's ``act`` says)."""
     MISSING_FIELD = "missing_field"
-    """A field the action needs is absent (a map without ``do`` counts too)."""
+    """A field the action needs is absent or null (a map without ``do`` counts too)."""
     BAD_FIELD = "bad_field"
     """A field the action does not have, or one of the wrong type or out of its bounds."""
     BAD_CELL = "bad_cell"

@@ -121,7 +121,12 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             "hello",
             "Open a session: a new player by name, or a returning one by token.",
             _f("v", Kind.INT, lo=0, hi=2**16, doc="protocol version"),
-            _f("name", Kind.STR, required=False, lo=1, hi=NAME_MAX),
+            _f(
+                "name",
+                Kind.STR,
+                required=False,
+                doc=f"1-{NAME_MAX} characters once trimmed; the naming rule (bad_name) bounds it",
+            ),
             _f("token", Kind.STR, required=False, lo=1, hi=128),
             _f(
                 "password",

@@ -26,7 +26,14 @@ from tilehall.server.config import Config, add_options, read_options, read_secre
 from tilehall.server.files import private_dir
 from tilehall.server.forwarded import client_ip, network
 from tilehall.server.lobby import Lobby
-from tilehall.server.ops import AdminListener, JsonFormatter, http_handler, watch_gc
+from tilehall.server.ops import (
+    AdminListener,
+    JsonFormatter,
+    ListenError,
+    cannot_listen,
+    http_handler,
+    watch_gc,
+)
 from tilehall.server.session import Session
 from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
@@ -110,8 +117,13 @@ class Server:
                 compression=None,
                 ssl=self._tls(),
             )
-        except BaseException:
+        except BaseException as exc:
             await self.admin.stop()  # and its admin.json: nothing listens there
+            if isinstance(exc, OSError):
+                where = "choose another with --port (0: any free port)"
+                raise cannot_listen(
+                    exc, "the game port", self.config.host, self.config.port, where
+                ) from None
             raise
         self.accepting = True
         log.info(
@@ -486,14 +498,20 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(admin_main(args[1:]))
     config = parse_args(argv)
-    if config.loop == "uvloop":
-        try:
-            import uvloop
-        except ImportError:
-            sys.exit("tilehall-server: --loop uvloop needs uvloop: pip install 'tilehall[uvloop]'")
-        uvloop.run(serve_forever(config))
-    else:
-        asyncio.run(serve_forever(config))
+    try:
+        if config.loop == "uvloop":
+            try:
+                import uvloop
+            except ImportError:
+                sys.exit(
+                    "tilehall-server: --loop uvloop needs uvloop: pip install 'tilehall[uvloop]'"
+                )
+            uvloop.run(serve_forever(config))
+        else:
+            asyncio.run(serve_forever(config))
+    except ListenError as exc:
+        # A port in use is the host's to fix: one line that names the option, no traceback.
+        sys.exit(f"tilehall-server: {exc}")
 
 
 if __name__ == "__main__":

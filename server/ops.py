@@ -353,6 +353,20 @@ async def _no_websocket(ws: ServerConnection) -> None:
     await ws.close()
 
 
+class ListenError(Exception):
+    """A port the server cannot listen on: the message names the option that moves it.
+
+    Raised instead of the bare ``OSError`` so that ``tilehall-server`` can say in
+    one line what to change, rather than end in a traceback.
+    """
+
+
+def cannot_listen(exc: OSError, what: str, host: str, port: int, option: str) -> ListenError:
+    """The :class:`ListenError` for ``exc``, raised while ``what`` opened ``host:port``."""
+    reason = exc.strerror or str(exc)
+    return ListenError(f"{what} cannot listen on {host or '*'}:{port} ({reason}): {option}")
+
+
 class AdminListener:
     """The admin listener: ``/admin/...``, ``/metrics`` and the health checks on a port of its own.
 
@@ -386,15 +400,25 @@ class AdminListener:
         """Listen, and say where in ``DATA_DIR/admin.json`` (0600)."""
         config = self.server.config
         self.key = admin_key(config.data_dir)
-        self.ws_server = await serve(
-            _no_websocket,
-            config.admin_host,
-            admin_port(config),
-            process_request=self.answer,
-            max_size=1024,
-            ping_interval=None,
-            compression=None,
-        )
+        port = admin_port(config)
+        try:
+            self.ws_server = await serve(
+                _no_websocket,
+                config.admin_host,
+                port,
+                process_request=self.answer,
+                max_size=1024,
+                ping_interval=None,
+                compression=None,
+            )
+        except OSError as exc:
+            raise cannot_listen(
+                exc,
+                "the admin listener",
+                config.admin_host,
+                port,
+                "it takes the game port + 1 unless --admin-port names another (0: any free port)",
+            ) from None
         write_private(self.file, json.dumps({"url": self.url, "pid": os.getpid()}) + "\n")
 
     async def stop(self) -> None:

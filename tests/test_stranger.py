@@ -43,3 +43,23 @@ def test_a_stranger_plays_ishido_to_the_end_while_another_watches(tmp_path):
     assert summary["watcher_final_view_status"] == "over"
     assert summary["watcher_final_scores"] == [summary["score"]]
     assert summary["result"]["scores"] == [summary["score"]]
+
+
+def test_the_strangers_scenarios_find_the_server_as_the_pages_say(tmp_path):
+    """Issue 30: the points an outside client found, asked again from the new pages."""
+    server = ServerProcess(tmp_path)
+    url = server.start()
+    try:
+        out = subprocess.run(
+            [sys.executable, str(SCRIPT), url, "--scenarios"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        server.stop()
+    assert out.returncode == 0, out.stderr
+    said = json.loads(out.stdout)
+    assert len(said) >= 25 and "scores table modern/touching" in said
+    differ = {name: case for name, case in said.items() if case["promised"] != case["got"]}
+    assert differ == {}

@@ -228,8 +228,8 @@ class ActionSpec(Generic[G]):
 
         Raises:
             InvalidMove: ``bad_field`` for a field the action does not declare,
-                then, field by field in declared order, ``missing_field`` or
-                ``bad_field``/``bad_cell``.
+                then, field by field in declared order, ``missing_field`` (absent
+                or null) or ``bad_field``/``bad_cell``.
         """
         names = self._names
         for key in action:
@@ -237,12 +237,10 @@ class ActionSpec(Generic[G]):
                 raise _bad(f"action {self.do!r} has no field {quote(key)}")
         out: Action = {"do": self.do}
         for f in self.fields:
-            if f.name not in action:
+            value = action.get(f.name)
+            if value is None:  # left out or sent as null: the same, for every field
                 if f.required:
-                    raise _missing(f"action {self.do!r} needs {f.name!r}")
-                continue
-            value = action[f.name]
-            if value is None and not f.required:
+                    raise _missing(f"action {self.do!r} needs {f.name!r} (not null)")
                 continue
             out[f.name] = f.normalize(value)
         return out

@@ -106,13 +106,21 @@ class Membership(Listing):
         if (remote := await self._remote(session, msg)) is not None:
             await remote.leave(session, msg)  # it sends the reply itself, in order
             return None
-        room = self.rooms.get(msg["room"])
-        if room is None or session not in room.members:
-            raise ProtocolError(ErrorCode.NOT_IN_ROOM, f"you are not in room {msg['room'][:64]!r}")
+        room = self._member_of(session, msg["room"])
         room.remove_member(session)
         self._announce(room)
         self._expire_later(room)
         return {"t": "left", "room": room.id}
+
+    def _member_of(self, session: Member, rid: str) -> Room:
+        """The room ``rid`` that ``session`` is in: ``unknown_room`` if there is no such room
+        (as ``act``, ``join`` and ``watch`` say), ``not_in_room`` if it is not a member."""
+        room = self.rooms.get(rid)
+        if room is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"there is no room {rid[:64]!r}")
+        if session not in room.members:
+            raise ProtocolError(ErrorCode.NOT_IN_ROOM, f"you are not in room {rid[:64]!r}")
+        return room
 
     def disconnect(self, session: Member) -> None:
         for room_id in list(session.rooms):
@@ -135,9 +143,7 @@ class Membership(Listing):
     async def chat(self, session: Member, msg: dict[str, Any]) -> None:
         if (remote := await self._remote(session, msg)) is not None:
             return await remote.chat(session, msg)
-        room = self.rooms.get(msg["room"])
-        if room is None or session not in room.members:
-            raise ProtocolError(ErrorCode.NOT_IN_ROOM, f"you are not in room {msg['room'][:64]!r}")
+        room = self._member_of(session, msg["room"])
         text = clean_chat(msg["text"])
         if not text:
             raise ProtocolError(ErrorCode.OUT_OF_RANGE, "chat.text is empty once cleaned")

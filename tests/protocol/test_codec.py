@@ -57,7 +57,7 @@ BAD_FRAMES = [
     (encode({"t": "hello", "v": True, "name": "a"}), ErrorCode.WRONG_TYPE),
     (encode({"t": "hello", "v": 1, "name": None}), ErrorCode.WRONG_TYPE),
     (encode({"t": "hello", "v": -1, "name": "a"}), ErrorCode.OUT_OF_RANGE),
-    (encode({"t": "hello", "v": 1, "name": "x" * 25}), ErrorCode.OUT_OF_RANGE),
+    (encode({"t": "hello", "v": 1, "token": "x" * 129}), ErrorCode.OUT_OF_RANGE),
     (encode({"t": "chat", "room": "r", "text": ""}), ErrorCode.OUT_OF_RANGE),
     (encode({"t": "act", "room": "r", "action": {}}), ErrorCode.OUT_OF_RANGE),
     (encode({"t": "ping", "id": 2**40}), ErrorCode.OUT_OF_RANGE),

@@ -111,6 +111,22 @@ def test_every_view_example_of_a_game_page_passes(game):
         assert _ok("server", {"t": "joined", "room": "r1", "seat": 0, "seq": 3, "view": view}), view
 
 
+@pytest.mark.parametrize("game", sorted(set(GAME_PAGES) - {"mathable"}))  # its view: shortened
+def test_every_whole_view_example_of_a_game_page_has_every_field(game):
+    """A view example not shortened with "..." shows every field a real view carries (issue
+    30: an outside client took the Ishido, Lines and Match-It examples, without ``undos``, as
+    whole). The schema alone lets fields out, as PROTOCOL.md's examples shorten views."""
+    views = _json_objects(GAME_PAGES[game], '{\n  "game"') + _json_objects(
+        GAME_PAGES[game], '{"game"'
+    )
+    whole = [v for v in views if '"..."' not in json.dumps(v) and v.get("status") != "waiting"]
+    assert whole, game
+    needed = [f for f, shape in shapes.GAME_VIEWS[game].items() if not shape.startswith("opt ")]
+    for view in whole:
+        missing = [f for f in needed if f not in view]
+        assert missing == [], (game, missing)
+
+
 @pytest.mark.parametrize("game", sorted(GAME_PAGES))
 def test_every_event_example_of_a_game_page_passes(game):
     events = _json_objects(GAME_PAGES[game], '{"e": ')

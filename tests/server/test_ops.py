@@ -116,3 +116,42 @@ async def test_admin_commands_need_the_key_and_work(proc):
     # the log is JSON, one object a line, with the room id where there is one
     entries = [json.loads(line) for line in proc.log if line.startswith("{")]
     assert any(e.get("room") == room and "closed" in e["msg"] for e in entries)
+
+
+def test_a_taken_admin_port_is_one_clear_line_naming_admin_port(tmp_path):
+    """The admin listener takes the game port + 1: when that is in use the server says so,
+    naming ``--admin-port``, and exits without a traceback (issue 30)."""
+    import socket
+
+    for _ in range(20):
+        game = socket.socket()
+        game.bind(("127.0.0.1", 0))
+        port = game.getsockname()[1]
+        taken = socket.socket()
+        try:
+            taken.bind(("127.0.0.1", port + 1))
+        except OSError:
+            game.close()
+            taken.close()
+            continue
+        game.close()  # free again for the server; port + 1 stays held
+        break
+    else:
+        pytest.skip("no two adjacent free ports on this machine")
+    try:
+        taken.listen()
+        argv = ["--port", str(port), "--host", "127.0.0.1", "--data-dir", str(tmp_path)]
+        done = subprocess.run(
+            [sys.executable, "-m", "tilehall.server.app", *argv],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        taken.close()
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("tilehall-server: the admin listener cannot listen on"), last
+    assert f":{port + 1}" in last and "--admin-port" in last, last
