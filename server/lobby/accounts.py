@@ -96,8 +96,10 @@ class Accounts(Records):
                 ErrorCode.NAME_RESERVED,
                 f"names that start with or look like COMP are for bots: {name!r}",
             )
-        account = await self.store.account_by_name(name)
         password = msg.get("password")
+        if password is not None:  # a guesser held back costs no query of the store
+            self._held_back(_keys(name, _address(session)), name)
+        account = await self.store.account_by_name(name)
         if account is None:
             return await self._new_player(name, password)
         if not account.protected:
@@ -137,16 +139,9 @@ class Accounts(Records):
         A one-time code from the host (``--reset-password``) is accepted once,
         in place of a password.
         """
-        keys = (f"name:{name_key(account.name)}", f"address:{address}")
+        keys = _keys(account.name, address)
         now = self.clock.time()
-        wait = self.attempts.retry_after(keys, now)
-        if wait > 0:
-            raise ProtocolError(
-                ErrorCode.TOO_MANY_ATTEMPTS,
-                f"too many wrong passwords for {account.name!r} or from your address;"
-                f" try again in {wait:.0f} s",
-                retry_after=round(wait, 1),
-            )
+        self._held_back(keys, account.name)
         # Counted as wrong before the check and taken back if right: checks under way
         # at once (one per hashing thread and backlog) must not each find the count low.
         self.attempts.failed(keys, now)
@@ -168,6 +163,17 @@ class Accounts(Records):
             )
         self.attempts.forget(keys[0])
         self.attempts.undo(keys[1], now)
+
+    def _held_back(self, keys: tuple[str, str], name: str) -> None:
+        """Refuse at once while ``keys`` (a name's, an address's) have too many failures."""
+        wait = self.attempts.retry_after(keys, self.clock.time())
+        if wait > 0:
+            raise ProtocolError(
+                ErrorCode.TOO_MANY_ATTEMPTS,
+                f"too many wrong passwords for {name!r} or from your address;"
+                f" try again in {wait:.0f} s",
+                retry_after=round(wait, 1),
+            )
 
     async def _hash(self, password: str) -> str:
         try:
@@ -280,6 +286,11 @@ def _not_barred(account: AccountRecord) -> None:
         raise ProtocolError(
             ErrorCode.NAME_DISABLED, f"the host has barred the name {account.name!r}"
         )
+
+
+def _keys(name: str, address: str) -> tuple[str, str]:
+    """What wrong passwords count against: the name (by its key) and the address."""
+    return f"name:{name_key(name)}", f"address:{address}"
 
 
 def _busy() -> ProtocolError:
