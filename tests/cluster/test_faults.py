@@ -84,7 +84,7 @@ async def test_broker_restarts_move_no_room_and_a_later_kill_still_fails_over(
     cluster.nodes["n1"].kill()
     await until(lambda: _owned_by(pg_url, room, "n2"))
     back = await Peer.open(u2, token=ada.token)
-    joined = await back.call({"t": "join", "room": room, "seq": after["seq"]})
+    joined = await until(lambda: _joined(back, room, after["seq"]))  # rebuilt after the claim
     assert (joined["t"], joined["seq"]) == ("joined", after["seq"]), joined
     assert (await owners(pg_url))[other] == "n2"
 
@@ -104,8 +104,15 @@ async def test_a_node_dying_while_the_broker_is_down_is_taken_over_without_a_wil
     broker.start()
     await until(lambda: _owned_by(pg_url, room, "n2"))  # the lease said it
     back = await Peer.open(u2, token=ada.token)
-    joined = await back.call({"t": "join", "room": room, "seq": upd["seq"]})
+    # n2 claims the room in the store first and rebuilds it from the journal after: a join
+    # sent on the claim alone may come before the room is there. Wait for the join itself.
+    joined = await until(lambda: _joined(back, room, upd["seq"]))
     assert (joined["seq"], joined["view"]) == (upd["seq"], upd["view"])
+
+
+async def _joined(peer: Peer, room: str, seq: int) -> dict | None:
+    reply = await peer.call({"t": "join", "room": room, "seq": seq})
+    return reply if reply["t"] == "joined" else None
 
 
 @pytest.fixture
