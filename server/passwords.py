@@ -95,14 +95,17 @@ class Hasher:
     """Argon2id hashing and checking, off the event loop, on a bounded pool.
 
     Args:
-        threads: hashing threads (each check holds ~19 MiB while it runs).
-        backlog: checks that may wait for a thread; one more is :class:`Busy`.
+        threads: hashing threads (each check holds ~19 MiB while it runs). One by
+            default: a check takes a core for tens of milliseconds, and the games
+            keep the other core whatever comes (about 20-30 checks a second fit).
+        backlog: checks that may wait for a thread; one more is :class:`Busy`
+            (eight: a wait of at most about a third of a second).
         memory_cost: KiB per hash; 19456 (19 MiB) is OWASP's recommendation.
         time_cost: passes over the memory; OWASP says 2 at 19 MiB.
     """
 
     def __init__(
-        self, *, threads: int = 2, backlog: int = 16, memory_cost: int = 19456, time_cost: int = 2
+        self, *, threads: int = 1, backlog: int = 8, memory_cost: int = 19456, time_cost: int = 2
     ) -> None:
         self._ph = PasswordHasher(memory_cost=memory_cost, time_cost=time_cost, parallelism=1)
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="argon2")

@@ -114,6 +114,8 @@ class Bots:
         """Start playing if a bot is to move in the committed state (and someone watches)."""
         room = self.room
         core = room.core
+        if not room.bot_seats() and not core.stood_in:
+            return  # people only: nothing for a bot to play (a move of theirs is the norm)
         if room.closed or room.suspended or core.status is not Status.PLAYING:
             return
         if room.unattended() or core.paused is not None:

@@ -566,9 +566,10 @@ class Room:
         self.presence.moved(now)
         self.ticker.arm()
         self.bots.wake()
-        follow = self.presence.decide(now, membership=False)
-        if follow is not None:  # a player back from a stand-in's turn: journaled now
-            await self._apply(*follow)
+        if self.core.stood_in or self.record.options.get("standin_after"):
+            follow = self.presence.decide(now, membership=False)
+            if follow is not None:  # a player back from a stand-in's turn: journaled now
+                await self._apply(*follow)
 
     def over(self) -> None:
         """The result is kept: tell the members and the lobby."""

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from dataclasses import replace
+from typing import Any, NamedTuple, TypeVar
 
 import msgpack
 from tilehall.protocol import GameCode, encode
@@ -58,9 +58,9 @@ M = TypeVar("M")
 View = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Pending:
-    """A change the engine made and the journal does not hold yet."""
+class Pending(NamedTuple):
+    """A change the engine made and the journal does not hold yet (a tuple: one is made
+    for every move, and a frozen dataclass costs several times more to make)."""
 
     entry: JournalEntry
     """What to append."""

@@ -31,7 +31,8 @@ async def guess(url: str, rate: float, end: float) -> dict[str, Any]:
         await owner.send(
             encode({"t": "hello", "v": VERSION, "name": name, "password": "the right one, long"})
         )
-        assert decode(await owner.recv(), specs=SERVER_MESSAGES)["t"] == "welcome"
+        welcome = await owner.recv(decode=False)  # bytes: the server sends binary frames
+        assert decode(welcome, specs=SERVER_MESSAGES)["t"] == "welcome"
     answers: collections.Counter[str] = collections.Counter()
     sent = 0
     seconds = 0.0

@@ -378,6 +378,17 @@ class Cluster:
             self.draining = False
             await self.store.set_node(self.node, draining=False)
             log.warning("node %s takes new rooms again", self.node)
+        elif op == "sign_out":
+            self.lobby.close_signed_in(msg["player"], msg.get("token"), msg["code"])
+
+    def signed_out(self, player: int, token: bytes | None, code: int) -> None:
+        """Tell the other nodes to close ``player``'s connections: those holding the token
+        that hashes to ``token``, or all (None). At most once each; a node off the bus
+        meanwhile keeps them until they next say ``hello`` (the token is gone from the store)."""
+        order = pack({"op": "sign_out", "player": player, "token": token, "code": code})
+        for node in list(self.presence):
+            if node != self.node:
+                self.bus.publish(self.topics.inbox(node), order)
 
     # -- the directory's news ------------------------------------------------------------
 

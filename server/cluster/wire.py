@@ -22,7 +22,7 @@ __all__ = [
     "unpack",
 ]
 
-CONTROL = frozenset({"adopt", "drain", "undrain"})
+CONTROL = frozenset({"adopt", "drain", "undrain", "sign_out"})
 """Inbox operations that are about the node itself, not a client's request."""
 
 

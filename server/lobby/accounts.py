@@ -12,8 +12,9 @@ a password are unaffected by that counting.
 This layer also keeps which connections are signed in as whom, so that
 ``sign_out`` and a host's bar close the others (close codes
 :class:`~tilehall.protocol.CloseCode`). In a cluster that index is this
-node's: a connection on another node stays open until it next says ``hello``
-(its token is gone from the shared store by then).
+node's, and the other nodes are told over the bus to close theirs; a node
+off the bus then keeps them until they next say ``hello`` (the token is gone
+from the shared store by then).
 """
 
 from __future__ import annotations
@@ -96,8 +97,10 @@ class Accounts(Records):
                 ErrorCode.NAME_RESERVED,
                 f"names that start with or look like COMP are for bots: {name!r}",
             )
-        account = await self.store.account_by_name(name)
         password = msg.get("password")
+        if password is not None:  # a guesser held back costs no query of the store
+            self._held_back(_keys(name, _address(session)), name)
+        account = await self.store.account_by_name(name)
         if account is None:
             return await self._new_player(name, password)
         if not account.protected:
@@ -137,16 +140,9 @@ class Accounts(Records):
         A one-time code from the host (``--reset-password``) is accepted once,
         in place of a password.
         """
-        keys = (f"name:{name_key(account.name)}", f"address:{address}")
+        keys = _keys(account.name, address)
         now = self.clock.time()
-        wait = self.attempts.retry_after(keys, now)
-        if wait > 0:
-            raise ProtocolError(
-                ErrorCode.TOO_MANY_ATTEMPTS,
-                f"too many wrong passwords for {account.name!r} or from your address;"
-                f" try again in {wait:.0f} s",
-                retry_after=round(wait, 1),
-            )
+        self._held_back(keys, account.name)
         # Counted as wrong before the check and taken back if right: checks under way
         # at once (one per hashing thread and backlog) must not each find the count low.
         self.attempts.failed(keys, now)
@@ -168,6 +164,17 @@ class Accounts(Records):
             )
         self.attempts.forget(keys[0])
         self.attempts.undo(keys[1], now)
+
+    def _held_back(self, keys: tuple[str, str], name: str) -> None:
+        """Refuse at once while ``keys`` (a name's, an address's) have too many failures."""
+        wait = self.attempts.retry_after(keys, self.clock.time())
+        if wait > 0:
+            raise ProtocolError(
+                ErrorCode.TOO_MANY_ATTEMPTS,
+                f"too many wrong passwords for {name!r} or from your address;"
+                f" try again in {wait:.0f} s",
+                retry_after=round(wait, 1),
+            )
 
     async def _hash(self, password: str) -> str:
         try:
@@ -231,14 +238,25 @@ class Accounts(Records):
             await self.store.revoke_tokens(player)
         elif token is not None:
             await self.store.revoke_token(token)
-        for other, held in list(mine.items()):
-            if other is not session and (everywhere or held == token):
-                other.close(CloseCode.SIGNED_OUT, "signed out")
+        taken = None if everywhere else token
+        self.close_signed_in(player, taken, CloseCode.SIGNED_OUT, keep=session)
+        if self.bus is not None:
+            self.bus.signed_out(player, taken, CloseCode.SIGNED_OUT)
         reply: dict[str, Any] = {"t": "signed_out", "everywhere": everywhere}
         if msg.get("id") is not None:
             reply["re"] = msg["id"]
         session.send_msg(reply)  # queued before the close, so it is written first
         session.close(1000, "signed out")
+
+    def close_signed_in(
+        self, player: int, token: bytes | None, code: int, *, keep: Member | None = None
+    ) -> None:
+        """Close ``player``'s connections here holding the token ``token`` hashes (None:
+        every one of them), but ``keep``: signed out, or the name barred (``code``)."""
+        reason = "name disabled by the host" if code == CloseCode.NAME_DISABLED else "signed out"
+        for member, held in list(self.signed_in.get(player, {}).items()):
+            if member is not keep and (token is None or held == token):
+                member.close(code, reason)
 
     # -- the host's -------------------------------------------------------------------
 
@@ -251,8 +269,9 @@ class Accounts(Records):
         account = await self.named(name)
         await self.store.set_disabled(account.id, disabled)
         if disabled:
-            for member in list(self.signed_in.get(account.id, {})):
-                member.close(CloseCode.NAME_DISABLED, "name disabled by the host")
+            self.close_signed_in(account.id, None, CloseCode.NAME_DISABLED)
+            if self.bus is not None:
+                self.bus.signed_out(account.id, None, CloseCode.NAME_DISABLED)
         log.warning("player %s %s by the host", account.name, "barred" if disabled else "restored")
         return await self.named(name)
 
@@ -280,6 +299,11 @@ def _not_barred(account: AccountRecord) -> None:
         raise ProtocolError(
             ErrorCode.NAME_DISABLED, f"the host has barred the name {account.name!r}"
         )
+
+
+def _keys(name: str, address: str) -> tuple[str, str]:
+    """What wrong passwords count against: the name (by its key) and the address."""
+    return f"name:{name_key(name)}", f"address:{address}"
 
 
 def _busy() -> ProtocolError:

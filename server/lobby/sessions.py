@@ -180,25 +180,10 @@ async def _rooms(lobby: Lobby, member: Member, msg: dict[str, Any]) -> Reply:
     return lobby.list_rooms(msg)
 
 
-async def _act(lobby: Lobby, member: Member, msg: dict[str, Any]) -> Reply:
-    await lobby.act(member, msg)
-    return None
-
-
-async def _sign_out(lobby: Lobby, member: Member, msg: dict[str, Any]) -> Reply:
-    await lobby.sign_out(member, msg)
-    return None
-
-
-async def _chat(lobby: Lobby, member: Member, msg: dict[str, Any]) -> Reply:
-    await lobby.chat(member, msg)
-    return None
-
-
 ROUTES: dict[str, Handler] = {
     "ping": _ping,
     "hello": Lobby.hello,
-    "act": _act,
+    "act": Lobby.act,  # None: the actor's update, carrying re, is its reply
     "rooms": _rooms,
     "create": Lobby.create,
     "match": Lobby.match,
@@ -209,9 +194,9 @@ ROUTES: dict[str, Handler] = {
     "history": Lobby.history,
     "replay": Lobby.replay,
     "leaderboard": Lobby.leaderboard,
-    "chat": _chat,
+    "chat": Lobby.chat,
     "set_password": Lobby.set_password,
-    "sign_out": _sign_out,
+    "sign_out": Lobby.sign_out,  # None: it sends signed_out itself, then closes
 }
 """Each request type a connection may send, to its handler (its module: the seam it is of)."""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
+import subprocess
+import sys
 
 import asyncpg
 import pytest
@@ -15,6 +17,7 @@ from tilehall.protocol import encode
 from tilehall.server.bots import find_bot
 
 from tests.cluster.conftest import Peer, act_when_possible, until
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.slow  # server processes, a broker and PostgreSQL schemas: seconds each
 
@@ -395,3 +398,43 @@ async def _append_waits(conn: asyncpg.Connection) -> bool:
 
 async def _logged(node, text: str) -> bool:
     return any(text in line for line in node.log)
+
+
+def admin(cluster, node: str, *args: str) -> str:
+    """``tilehall-server admin --data-dir NODE'S ...``: its output."""
+    data = str(cluster.tmp_path / node)
+    out = subprocess.run(
+        [sys.executable, "-m", "tilehall.server.app", "admin", "--data-dir", data, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=30,
+    )
+    return out.stdout + out.stderr
+
+
+async def test_signing_out_everywhere_closes_the_connections_on_every_node(cluster):
+    """sign_out on n2 closes Ada's connection on n1 (4001); a host's bar on n1 reaches n2."""
+    u1, u2 = await cluster.start("n1", "n2")
+    laptop = await Peer.open(u1, "Ada")
+    protect = await laptop.call({"t": "set_password", "password": "correct horse battery"})
+    assert protect["t"] == "password_set"
+    bea = await Peer.open(u1, "Bea")
+    phone = await Peer.open(u2, token=laptop.token)  # the same device, through the other node
+    other = await Peer.open(u2, "Cy")
+
+    async def both_on_the_bus() -> bool:
+        nodes = await asyncio.to_thread(admin, cluster, "n2", "nodes")
+        return nodes.count("on the bus") >= 2
+
+    await until(both_on_the_bus)
+    out = await phone.call({"t": "sign_out", "everywhere": True})
+    assert out["t"] == "signed_out"
+    await asyncio.wait_for(laptop.reader, 10)  # n1 closed it
+    assert laptop.ws.close_code == 4001
+    assert (await bea.call({"t": "ping"}))["t"] == "pong"
+    assert (await other.call({"t": "ping"}))["t"] == "pong"
+    barred = await asyncio.to_thread(admin, cluster, "n1", "player", "Cy", "--disable")
+    assert "DISABLED" in barred, barred
+    await asyncio.wait_for(other.reader, 10)  # n2 closed it
+    assert other.ws.close_code == 4002

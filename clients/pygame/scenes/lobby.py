@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pygame
+from tilehall.clients.config import known_names
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, Scene
 from tilehall.clients.pygame.widgets import Button, TextField
@@ -665,6 +666,8 @@ class NameScene(Scene):
         super().__init__(app)
         offer = suggested if suggested is not None else app.lobby.player or ""
         self.remembered = suggested or ""
+        self.known = known_names(app.url) if app.remember else []
+        """The names played on this server before: typing one resumes it with its token."""
         self.field = TextField(offer, placeholder="your name", limit=24, on_enter=self.go)
         self.field.focused = True
         pygame.key.start_text_input()
@@ -702,6 +705,16 @@ class NameScene(Scene):
         self.field.draw(surf)
         self.ok.rect = pygame.Rect(box.centerx - 70, box.y + 158, 140, 40)
         self.ok.draw(surf)
+        if self.known:
+            yours = "yours here: " + ", ".join(self.known)
+            d.text(
+                surf,
+                yours,
+                (box.centerx, box.bottom + 20),
+                size=d.text_fit(yours, box.w, 18),
+                colour=d.TEXT_DIM,
+                anchor="center",
+            )
         self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
 
 
