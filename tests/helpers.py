@@ -406,16 +406,39 @@ class FrameCheck:
 
 
 def _incomplete_view(msg: dict[str, Any]) -> str | None:
-    """What a game's view lacks of its page's fields (the schema does not require them all:
-    PROTOCOL.md's examples shorten views)."""
+    """What a game's view, or an event of a frame that names its game, lacks of the fields its
+    page gives (the schema requires no game's fields: PROTOCOL.md's examples shorten them)."""
     from tilehall.protocol import shapes
 
     view = msg.get("view")
-    if not isinstance(view, dict) or view.get("status") not in ("playing", "over"):
+    if not isinstance(view, dict):
         return None
-    fields = shapes.GAME_VIEWS.get(str(view.get("game")), {})
-    missing = [f for f, shape in fields.items() if not shape.startswith("opt ") and f not in view]
-    return f"the {view['game']} view lacks {missing} (protocol/shapes.py)" if missing else None
+    game = str(view.get("game"))
+    problems = []
+    if view.get("status") in ("playing", "over"):
+        fields = shapes.GAME_VIEWS.get(game, {})
+        missing = [
+            f for f, shape in fields.items() if not shape.startswith("opt ") and f not in view
+        ]
+        if missing:
+            problems.append(f"the {game} view lacks {missing}")
+    events = list(msg.get("events") or [])
+    for missed in msg.get("missed") or []:
+        events += missed.get("events") or []
+    for event in events:
+        if not isinstance(event, dict):
+            continue  # a compact name or list: its template is the game page's
+        name = event.get("e")
+        fields = shapes.GAME_EVENTS.get(game, {}).get(name) or shapes.COMMON_EVENTS.get(name)
+        if fields is None:
+            problems.append(f"{game} has no event {name!r}")
+            continue
+        missing = [
+            f for f, shape in fields.items() if not shape.startswith("opt ") and f not in event
+        ]
+        if missing:
+            problems.append(f"the {game} event {name!r} lacks {missing}")
+    return "; ".join(problems) + " (protocol/shapes.py)" if problems else None
 
 
 def _some_game_takes(action: Any) -> bool:

@@ -283,6 +283,17 @@ async def test_the_hook_sees_the_frames_of_a_real_game(url, frames_match_the_sch
     assert "'seq' is a required property" in check.problems[1]
     assert "'jumped' is not one of" in check.problems[2]
 
+    # What the schema leaves to the game pages: a real view or event lacking a field
+    short = copy.deepcopy(joined)
+    del short["view"]["pouch"]
+    check.received(encode(short))
+    update["seq"] = joined["seq"] + 1
+    assert update["events"][0]["e"] == "help", update
+    del update["events"][0]["points"]
+    check.received(encode(update))
+    assert "the ishido view lacks ['pouch']" in check.problems[3]
+    assert "the ishido event 'help' lacks ['points']" in check.problems[4]
+
 
 def test_a_sent_frame_the_schema_refuses_is_a_problem_only_if_the_server_takes_it(tmp_path):
     doc = copy.deepcopy(SCHEMA.document.schema)
