@@ -428,13 +428,13 @@ def _incomplete_view(msg: dict[str, Any]) -> str | None:
     for event in events:
         if not isinstance(event, dict):
             continue  # a compact name or list: its template is the game page's
-        name = event.get("e")
-        fields = shapes.GAME_EVENTS.get(game, {}).get(name) or shapes.COMMON_EVENTS.get(name)
-        if fields is None:
+        name = str(event.get("e"))
+        declared = shapes.GAME_EVENTS.get(game, {}).get(name) or shapes.COMMON_EVENTS.get(name)
+        if declared is None:
             problems.append(f"{game} has no event {name!r}")
             continue
         missing = [
-            f for f, shape in fields.items() if not shape.startswith("opt ") and f not in event
+            f for f, shape in declared.items() if not shape.startswith("opt ") and f not in event
         ]
         if missing:
             problems.append(f"the {game} event {name!r} lacks {missing}")
