@@ -219,8 +219,8 @@ class FrameSchema:
     ``items``, and ``$ref`` beside other keywords as an ``allOf``) and says yes
     or no; ``jsonschema``, the reference for 2020-12, reads again every frame
     the fast one refuses (for the message and the schema path, and as a second
-    opinion), and every frame holding a float with an integral value, which
-    draft-07 counts as an integer and msgpack does not.
+    opinion). Draft-07 counts a float with an integral value as an integer and
+    msgpack does not: that clause is cut out of the compiled code.
     """
 
     def __init__(self, path: Path = SCHEMA_PATH) -> None:
@@ -246,7 +246,15 @@ class FrameSchema:
             "type": "object",
             "properties": {side: {"$ref": f"#/$defs/{side}"} for side in ("client", "server")},
         }
-        self.fast = fastjsonschema.compile(_draft7(both), use_default=False)
+        code = fastjsonschema.compile_to_code(_draft7(both), use_default=False)
+        # draft-07 takes 7.0 for an integer; msgpack does not: drop that allowance.
+        code, strict = _INTEGRAL.subn("", code)
+        namespace: dict[str, Any] = {}
+        exec(compile(code, "<tilehall.schema.json as draft-07>", "exec"), namespace)
+        self.fast: Any = namespace["validate"]
+        self.strict_integers = strict > 0
+        """False if fastjsonschema's code changed shape: then every frame holding an
+        integral float is read by the reference too."""
         self._fast_error = fastjsonschema.JsonSchemaException
         self._owner: dict[int, str] = {}
         for name, sub in doc["$defs"].items():
@@ -262,15 +270,18 @@ class FrameSchema:
             for sub in schema:
                 self._note_owner(name, sub)
 
-    def problem(self, side: str, msg: Any) -> str | None:
-        """Why ``msg`` is no frame of ``side`` (``client`` or ``server``), or None if it is one."""
+    def valid(self, side: str, msg: Any) -> bool:
+        """Whether ``msg`` is a frame of ``side``: the fast validator's word."""
         try:
             self.fast({side: msg})
         except self._fast_error:
-            pass
-        else:
-            if not _integral_float(msg):
-                return None
+            return False
+        return self.strict_integers or not _integral_float(msg)
+
+    def problem(self, side: str, msg: Any) -> str | None:
+        """Why ``msg`` is no frame of ``side`` (``client`` or ``server``), or None if it is one."""
+        if self.valid(side, msg):
+            return None
         validator = self.validators[side]
         if validator.is_valid(msg):
             return None
@@ -280,6 +291,10 @@ class FrameSchema:
         path = "/".join(str(p) for p in error.absolute_schema_path)
         owner = self._owner.get(id(error.schema), "?")
         return f"{error.message} (at {error.json_path}; schema: $defs/{owner}, by {path})"
+
+
+_INTEGRAL = re.compile(r" and not \(isinstance\((\w+), float\) and \1\.is_integer\(\)\)")
+"""The clause of fastjsonschema's integer test that takes a float with an integral value."""
 
 
 @functools.cache
@@ -365,8 +380,7 @@ class FrameCheck:
             msg = unpack(data)
         except ProtocolError:
             return  # not msgpack at all: nothing a schema reads
-        problem = self.schema.problem("client", msg)
-        if problem is None:
+        if self.schema.valid("client", msg):
             self._remember(data)
             return
         try:
@@ -375,7 +389,9 @@ class FrameCheck:
             return  # refused by the codec too: a bad frame sent on purpose
         if decoded["t"] == "act" and not _some_game_takes(decoded["action"]):
             return
-        self.problems.append(f"the server takes client frame {_short(msg)}, but: {problem}")
+        problem = self.schema.problem("client", msg)
+        if problem is not None:
+            self.problems.append(f"the server takes client frame {_short(msg)}, but: {problem}")
 
     def _remember(self, data: bytes) -> None:
         if len(self._valid) > 20_000:
@@ -390,16 +406,39 @@ class FrameCheck:
 
 
 def _incomplete_view(msg: dict[str, Any]) -> str | None:
-    """What a game's view lacks of its page's fields (the schema does not require them all:
-    PROTOCOL.md's examples shorten views)."""
+    """What a game's view, or an event of a frame that names its game, lacks of the fields its
+    page gives (the schema requires no game's fields: PROTOCOL.md's examples shorten them)."""
     from tilehall.protocol import shapes
 
     view = msg.get("view")
-    if not isinstance(view, dict) or view.get("status") not in ("playing", "over"):
+    if not isinstance(view, dict):
         return None
-    fields = shapes.GAME_VIEWS.get(str(view.get("game")), {})
-    missing = [f for f, shape in fields.items() if not shape.startswith("opt ") and f not in view]
-    return f"the {view['game']} view lacks {missing} (protocol/shapes.py)" if missing else None
+    game = str(view.get("game"))
+    problems = []
+    if view.get("status") in ("playing", "over"):
+        fields = shapes.GAME_VIEWS.get(game, {})
+        missing = [
+            f for f, shape in fields.items() if not shape.startswith("opt ") and f not in view
+        ]
+        if missing:
+            problems.append(f"the {game} view lacks {missing}")
+    events = list(msg.get("events") or [])
+    for missed in msg.get("missed") or []:
+        events += missed.get("events") or []
+    for event in events:
+        if not isinstance(event, dict):
+            continue  # a compact name or list: its template is the game page's
+        name = str(event.get("e"))
+        declared = shapes.GAME_EVENTS.get(game, {}).get(name) or shapes.COMMON_EVENTS.get(name)
+        if declared is None:
+            problems.append(f"{game} has no event {name!r}")
+            continue
+        missing = [
+            f for f, shape in declared.items() if not shape.startswith("opt ") and f not in event
+        ]
+        if missing:
+            problems.append(f"the {game} event {name!r} lacks {missing}")
+    return "; ".join(problems) + " (protocol/shapes.py)" if problems else None
 
 
 def _some_game_takes(action: Any) -> bool:

@@ -99,3 +99,14 @@ def test_a_ref_that_names_nothing_is_caught():
 def test_protocol_md_links_both_files():
     targets = {t for _, t in links((HERE / "PROTOCOL.md").read_text())}
     assert {generator.SCHEMA_FILE, asyncapi.ASYNCAPI_FILE} <= targets
+
+
+def test_the_yaml_writer_reads_back_what_it_was_given():
+    value = {
+        "yes": "a key YAML 1.1 reads as true",
+        "a b": [1, 2.5, None, True, {"c": "d", "e": [{"f": []}]}, [], {}],
+        'quote"d': "line\nbreak: and # not a comment",
+        "ünï": "çödé",
+        "$ref": "#/x",
+    }
+    assert yaml.safe_load(asyncapi.dump(value)) == value
