@@ -36,6 +36,7 @@ __all__ = [
     "column_letter",
     "duration",
     "error_text",
+    "extra_missing",
     "paused_why",
     "quick_fields",
     "quick_note",
@@ -598,6 +599,28 @@ def board_words(message: str, *, game: str | None = None) -> str:
 
 
 # -- the quick-game form --------------------------------------------------------------------
+
+_EXTRAS = {"cli": "Textual, the terminal toolkit", "gui": "pygame-ce, the window toolkit"}
+
+
+def extra_missing(command: str, extra: str, module: str) -> str:
+    """What ``command`` says when the optional part it runs on is not installed.
+
+    Args:
+        command: the command the user ran (``tilehall``).
+        extra: the extra in pyproject.toml that installs the part (``cli``).
+        module: the module that could not be imported (``textual``).
+
+    Returns:
+        Two lines: what is missing, and the pip command that installs it.
+    """
+    what = _EXTRAS.get(extra, extra)
+    return (
+        f"{command}: the module {module!r} is not installed; {command} needs the "
+        f"{extra!r} extra ({what}).\n"
+        f"Install it with:  pip install 'tilehall[{extra}]'"
+    )
+
 
 QUICK_WAITS = (30, 10, 60, 120)
 """Seconds to wait for people before COMP players take the open seats (the first: the default,
