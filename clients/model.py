@@ -97,9 +97,12 @@ class ServerClock:
 
 
 def seat_label(seat: dict[str, Any] | None, index: int) -> str:
-    """How a seat of a room summary reads in a list: its name, or that it is free."""
+    """How a seat of a room summary reads in a list: its name, or that it is free.
+
+    ``index`` counts from 0, as the protocol does; people read seats from 1.
+    """
     if seat is None:
-        return f"seat {index}"
+        return f"seat {index + 1}"
     name = seat.get("name")
     if not seat.get("taken"):
         return f"({name}?)" if name else "(free)"
@@ -289,7 +292,7 @@ class RoomModel:
         if seat is None:
             return "-"
         names = self.names()
-        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+        return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
 
     def seat_name(self, seat: int) -> str:
         """The bare name of whoever holds ``seat``, else a plain label counted from 1.

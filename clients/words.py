@@ -171,7 +171,9 @@ class Words:
     """
 
     game: str
-    name: Callable[[int | None], str] = field(default=lambda seat: f"seat {seat}")
+    name: Callable[[int | None], str] = field(
+        default=lambda seat: "-" if seat is None else f"seat {seat + 1}"
+    )
     seat: int | None = None
     seats: int = 1
 

@@ -265,7 +265,7 @@ class CreateScreen(ModalScreen[dict[str, Any] | None]):
             for i in range(hi):
                 default = self.player if i == 0 else "COMP"
                 seat = Input(value=default, max_length=30, id=f"seat-{i}", classes="seat")
-                row = Horizontal(Label(f"  seat {i}", classes="key"), seat, id=f"seatrow-{i}")
+                row = Horizontal(Label(f"  seat {i + 1}", classes="key"), seat, id=f"seatrow-{i}")
                 row.display = i < lo
                 rows.append(row)
         for row in rows:

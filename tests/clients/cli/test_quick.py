@@ -40,6 +40,7 @@ async def test_quick_game_waits_with_a_countdown_and_seats_the_next_player(url):
         side = screen.side().plain
         said = re.search(r"COMP players join in (\d+) s", side)
         assert said is not None and 50 <= int(said.group(1)) <= 60, side
+        assert "Waiting for seat 2\n" in side  # counted from 1, as pygame counts
         async with Connection(url, name="bob") as bob:
             request = {"t": "match", "game": "mathable", "seats": 2, "bots_after": 60}
             joined = await bob.request(request)
