@@ -90,7 +90,10 @@ def square(cell: Sequence[int] | None) -> str:
 STONE_LETTERS = "RGBYMC"
 """Ishido's six colours, as the terminal labels stones: ``R3`` is red, symbol 3."""
 
-_LINKSAME = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_LINKSAME = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789#%&@"
+"""LinkSame's 36 kinds at most, one character each: no ``I``/``1`` and no ``O``/``0``,
+which look alike (in most terminal fonts, and worse without colour) yet would be
+different tiles; four signs make up the count."""
 _HONOURS = ("Rd", "Gd", "Wd", "E", "S", "W", "N", "Pl", "Or", "Ch", "Bm", "Sp", "Su", "Au", "Wi")
 
 
@@ -102,7 +105,11 @@ def stone_label(stone: Sequence[int] | None) -> str:
 
 
 def tile_label(game: str, kind: int) -> str:
-    """A tile as the board labels it: Match-It's ``1d``/``Rd``/``Pl``, LinkSame's ``A``."""
+    """A tile as the board labels it: Match-It's ``1d``/``Rd``/``Pl``, LinkSame's ``A``.
+
+    LinkSame's kinds read ``A``..``Z`` without ``I`` and ``O``, then ``2``..``9``,
+    then ``# % & @``.
+    """
     if game == "matchit":
         if 0 <= kind < 27:
             return f"{kind % 9 + 1}{'dbc'[kind // 9]}"
