@@ -391,7 +391,7 @@ class LobbyModel:
             self.mine = list(msg.get("rooms", []))
             self.ratings = dict(msg.get("ratings") or {})
         elif t == "rooms":
-            self.replace(msg["rooms"])
+            self.replace(msg["rooms"], complete=msg.get("next") is None)
         elif t == "room":
             self.push(msg)
         elif t in ("joined", "_rejoined"):
@@ -405,9 +405,31 @@ class LobbyModel:
         elif t == "history":
             self.history = msg
 
-    def replace(self, rooms: list[dict[str, Any]]) -> None:
-        """A fresh ``rooms`` reply: the public list as the server has it now."""
-        self.rooms = {r["room"]: r for r in rooms}
+    def replace(self, rooms: list[dict[str, Any]], *, complete: bool = False) -> None:
+        """A fresh ``rooms`` reply: the public list as the server has it now.
+
+        ``complete``: the reply is the whole list (its ``next`` is null). A public
+        room of mine that it lacks is gone from the server (a finished room is
+        dropped after a while), so it leaves :attr:`mine` too, rather than stay on
+        as a row that only says ``(private)`` and answers ``unknown_room``.
+        """
+        fresh = {r["room"]: r for r in rooms}
+        if complete:
+            for rid in [r for r in self.mine if r not in fresh and self.was_public(r)]:
+                self.forget(rid)
+        self.rooms = fresh
+
+    def was_public(self, room: str) -> bool:
+        """Whether ``room`` was known as a listed room (a private one never is listed)."""
+        known = self.rooms.get(room) or self.summaries.get(room)
+        return known is not None and not known.get("private")
+
+    def forget(self, room: str) -> None:
+        """``room`` is gone from the server (``unknown_room``): drop it from every list."""
+        if room in self.mine:
+            self.mine.remove(room)
+        self.rooms.pop(room, None)
+        self.summaries.pop(room, None)
 
     def push(self, msg: dict[str, Any]) -> None:
         """A ``room`` push: one room's summary changed (a private one stays unlisted)."""

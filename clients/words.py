@@ -29,6 +29,7 @@ __all__ = [
     "ERRORS",
     "MOVEMENT",
     "QUICK_WAITS",
+    "ROOM_GONE",
     "QuickField",
     "Said",
     "Tone",
@@ -608,6 +609,9 @@ def board_words(message: str, *, game: str | None = None) -> str:
 
 
 # -- the quick-game form --------------------------------------------------------------------
+
+ROOM_GONE = "That room has ended and the server has let it go: it is off the list now."
+"""A room of the lobby's list answers ``unknown_room``: finished rooms are dropped after a while."""
 
 _EXTRAS = {"cli": "Textual, the terminal toolkit", "gui": "pygame-ce, the window toolkit"}
 

@@ -18,11 +18,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Input, Label, Static
+from tilehall.clients import words
 from tilehall.clients.cli.app import Frame
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.widgets import Choice, PagedScreen, StatusLine
+from tilehall.clients.connection import ServerError
 from tilehall.clients.model import LobbyModel, seat_label
 from tilehall.clients.words import quick_fields, quick_note, quick_request
+from tilehall.protocol import ErrorCode
 
 if TYPE_CHECKING:
     from tilehall.clients.cli.app import TilehallApp
@@ -640,9 +643,19 @@ class LobbyScreen(Screen[None]):
 
     @work(group="enter")
     async def enter(self, request: dict[str, Any], summary: dict[str, Any] | None) -> None:
-        joined = await self.tapp.call(request)
+        rid = str(request["room"])
+        joined = await self.tapp.call(request, refused=lambda refusal: self.gone(rid, refusal))
         if joined is not None:
             await self.tapp.enter_room(joined, summary)
+
+    def gone(self, rid: str, refusal: ServerError) -> bool:
+        """A room of the list is no more (``unknown_room``): take its row away, say why."""
+        if refusal.code != ErrorCode.UNKNOWN_ROOM:
+            return False
+        self.model.forget(rid)
+        self.render_rooms()
+        self.tapp.refuse(words.ROOM_GONE)
+        return True
 
     @work(group="enter")
     async def action_create(self) -> None:

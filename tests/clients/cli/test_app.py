@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from textual.widgets import DataTable, Input, Static
+from tilehall.clients import words
 from tilehall.clients.cli.app import TilehallApp
 from tilehall.clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
 from tilehall.clients.cli.lobby import (
@@ -18,6 +19,8 @@ from tilehall.clients.cli.lobby import (
 from tilehall.clients.cli.widgets import Choice, StatusLine
 from tilehall.clients.config import known_names, load_identity, save_identity
 from tilehall.clients.connection import Connection
+from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
 
 from tests.clients.cli.util import app_for, create_room, screen_of, text_of, until
 
@@ -269,3 +272,52 @@ async def test_unknown_game_gets_the_text_screen(url, monkeypatch):
         assert '"e":"help"' in text_of(screen, "#msg")
         await pilot.press("escape", "q")
         await screen_of(pilot, LobbyScreen)
+
+
+async def test_finished_rooms_the_server_dropped_leave_the_list(tmp_path):
+    """A finished room is dropped by the server after ``finished_ttl``: its row goes too,
+    by the next poll when it was listed, or on entering it when it was private (issue 30
+    item 4, point 1: they used to pile up as ``? (private)`` rows answering unknown_room)."""
+    limits = Limits(bot_delay=0, ping_interval=None, finished_ttl=1.0)
+    server = Server(Config(port=0, data_dir=tmp_path, limits=limits))
+    await server.start()
+    url = f"ws://127.0.0.1:{server.port}"
+    try:
+        async with Connection(url, name="host") as host:
+            hidden = await host.request({"t": "create", "game": "ishido", "private": True})
+            async with app_for(url).run_test() as pilot:
+                app = pilot.app
+                assert isinstance(app, TilehallApp)
+                lobby = await screen_of(pilot, LobbyScreen)
+                table = lobby.query_one("#rooms", DataTable)
+                rooms = []
+                await create_room(pilot, "ishido")
+                await pilot.pause()  # the create form's worker goes on to join
+                for _ in range(2):
+                    screen = await screen_of(pilot, IshidoScreen)
+                    rooms.append(screen.model.room)
+                    assert await app.act(screen.model.room, {"do": "quit"})
+                    await until(pilot, lambda s=screen: s.model.status == "over")
+                    await pilot.press("q")
+                    await screen_of(pilot, LobbyScreen)
+                    if len(rooms) == 1:  # then the private one, by its code
+                        await pilot.press("c")
+                        ask = await screen_of(pilot, CodeScreen)
+                        ask.query_one("#code", Input).value = hidden["code"]
+                        await pilot.press("enter")
+                        await until(pilot, lambda: isinstance(app.screen, IshidoScreen))
+                listed, private = rooms
+                assert private == hidden["room"]
+                await until(pilot, lambda: table.row_count == 2)
+                assert table.get_row(listed)[5] == "over" and table.get_row(private)[3] == (
+                    "(private)"
+                )
+                await until(pilot, lambda: listed not in lobby.model.mine, timeout=10)
+                await until(pilot, lambda: table.row_count == 1)  # the listed one went
+                await asyncio.sleep(1.2)  # the private one is gone from the server too
+                await pilot.press("enter")  # the one row left
+                await until(pilot, lambda: table.row_count == 0)
+                assert app.last_error == words.ROOM_GONE
+                assert lobby.model.mine == [] and isinstance(app.screen, LobbyScreen)
+    finally:
+        await server.stop()
