@@ -27,6 +27,8 @@ __all__ = ["LobbyScene", "NameScene", "OptionControl", "rating_text"]
 
 ROOMS_EVERY = 2.0
 """Seconds between two ``rooms`` requests while the lobby is shown."""
+JOIN_TONE: d.Colour = (46, 110, 74)
+"""Green: a room to play in (Join, Resume)."""
 TOP = 56
 ROW = 46
 ROW_PITCH = 38
@@ -470,13 +472,18 @@ class LobbyScene(Scene):
         rid = room["room"]
         if rid not in self.room_buttons:
             self.room_buttons[rid] = (
-                Button("Join", lambda: self.app.net.join(rid), tone=(46, 110, 74)),
+                Button("Join", lambda: self.app.net.join(rid), tone=JOIN_TONE),
                 Button("Watch", lambda: self.app.net.watch(rid)),
             )
         join, watch = self.room_buttons[rid]
-        join.label = "Resume" if mine else "Join"
+        over = room.get("status") == "over"
+        # A finished room has nothing to resume or join: mine opens on its result, in
+        # a plain button (green says "play"); anyone else's shows only Watch.
+        join.label = "Result" if over else "Resume" if mine else "Join"
+        join.tone = JOIN_TONE if not over else Button.TONE
         free = any(not s.get("taken") for s in room.get("seats", []))
         join.enabled = mine or (free and room.get("status") == "waiting")
+        join.visible = mine or not over
         bh = row.h - 12
         watch.rect = pygame.Rect(row.right - 84, row.y + 6, 78, bh)
         join.rect = pygame.Rect(watch.rect.x - 90, row.y + 6, 84, bh)
