@@ -666,12 +666,21 @@ class NameScene(Scene):
         reason: why we ask again (the server's refusal), shown on the notice line.
         suggested: the name to offer (the remembered one at the start); by
             default the name we play under now.
+        remembered: the name Enter plays as again ("Welcome back"); by default
+            ``suggested``. Empty after a refusal: the name offered was just refused.
     """
 
-    def __init__(self, app: App, reason: str, *, suggested: str | None = None) -> None:
+    def __init__(
+        self,
+        app: App,
+        reason: str,
+        *,
+        suggested: str | None = None,
+        remembered: str | None = None,
+    ) -> None:
         super().__init__(app)
         offer = suggested if suggested is not None else app.lobby.player or ""
-        self.remembered = suggested or ""
+        self.remembered = (suggested or "") if remembered is None else remembered
         self.field = TextField(offer, placeholder="your name", limit=24, on_enter=self.go)
         self.field.focused = True
         pygame.key.start_text_input()
