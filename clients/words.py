@@ -26,9 +26,11 @@ from typing import Any
 from tilehall.clients.mathable import Placement
 
 __all__ = [
+    "CONFIRM",
     "ERRORS",
     "MOVEMENT",
     "QUICK_WAITS",
+    "QUIT_VOTE_ENDS",
     "ROOM_GONE",
     "QuickField",
     "Said",
@@ -609,6 +611,13 @@ def board_words(message: str, *, game: str | None = None) -> str:
 
 
 # -- the quick-game form --------------------------------------------------------------------
+
+CONFIRM = 10.0
+"""Seconds a costly press (quit, give up, the vote that ends a game) waits for its second
+press in both clients: long enough to read why it asks; the question goes when it lapses."""
+
+QUIT_VOTE_ENDS = "Your vote would end the game now: the other players are COMP or have voted."
+"""Mathable: the one quit vote that would end the game at once asks first (the clients add how)."""
 
 ROOM_GONE = "That room has ended and the server has let it go: it is off the list now."
 """A room of the lobby's list answers ``unknown_room``: finished rooms are dropped after a while."""

@@ -8,6 +8,7 @@ your last turn stays highlighted on the board and listed beside it.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -16,11 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Label, Static
+from tilehall.clients import words
 from tilehall.clients.cli.games.base import GameScreen
 from tilehall.clients.cli.look import cell_name
 from tilehall.clients.cli.widgets import Grid, Paint
 from tilehall.clients.mathable import Turn, TurnLog
 from tilehall.clients.model import RoomModel
+from tilehall.clients.words import CONFIRM
 
 __all__ = ["MathableScreen"]
 
@@ -87,6 +90,8 @@ class MathableScreen(GameScreen):
         self.turns.feed(model.events)
         self.hinted_tile: int | None = None
         """The rack tile the last hint named, marked on the rack until the turn passes."""
+        self.vote_asked = 0.0
+        """When a quit vote that would end the game was asked to be pressed again."""
 
     # -- layout ---------------------------------------------------------------------
 
@@ -353,6 +358,13 @@ class MathableScreen(GameScreen):
         if self.model.seat is None or self.model.over:
             self.say("only a player in a game on can vote to quit")
             return
+        now = time.monotonic()
+        if self.model.vote_ends_game() and now - self.vote_asked > CONFIRM:
+            # The vote that ends the game at once asks first, as solo games' quit does.
+            self.vote_asked = now
+            self.say(f"{words.QUIT_VOTE_ENDS} Press v again to end it, within {CONFIRM:.0f} s.")
+            return
+        self.vote_asked = 0.0
         self.send({"do": "quit"})
 
     def action_exchange(self) -> None:

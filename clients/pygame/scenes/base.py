@@ -15,7 +15,7 @@ import pygame
 from tilehall.clients.model import Change, RoomModel
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.widgets import Button
-from tilehall.clients.words import Said, Tone, Words, error_text
+from tilehall.clients.words import CONFIRM, Said, Tone, Words, error_text
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.app import App
@@ -27,11 +27,6 @@ TOP = 48
 NOTICE = 30
 """Height of the notice line at the bottom."""
 PAD = 12
-CONFIRM = 10.0
-"""Seconds a costly button stays armed after a first press (a second one does it).
-
-Long enough to read the notice and press again; when it lapses the notice that
-asked goes too, so the window never asks for a second press it would not take."""
 TONE_COLOUR: dict[Tone, d.Colour] = {
     Tone.PLAIN: d.TEXT_DIM,
     Tone.NOTE: d.GOLD,

@@ -107,7 +107,7 @@ async def test_waits_for_a_player_then_starts(url):
         await create_room(pilot, "mathable", seats=["ada", ""])
         screen = await screen_of(pilot, MathableScreen)
         assert screen.model.status == "waiting"
-        await until(pilot, lambda: "Waiting for seat 1" in screen.side().plain)
+        await until(pilot, lambda: "Waiting for seat 2" in screen.side().plain)
         await until(pilot, lambda: not screen.grid.display)  # no board yet
         async with Connection(url, name="bob") as bob:
             await bob.join(screen.model.room)
@@ -290,3 +290,19 @@ async def test_a_game_whose_players_are_all_away_shows_as_paused(url):
             assert "The clock runs again, after" in screen.messages().plain
             assert "PAUSED" not in screen.header().plain
             await until(pilot, lambda: "Clock" in screen.side().plain)
+
+
+async def test_the_quit_vote_that_ends_the_game_asks_first(url):
+    """Against COMP one vote is every human vote: 'v' asks, a second 'v' ends the game
+    (issue 30 item 4, point 5: one press ended a rated game at once)."""
+    async with app_for(url).run_test() as pilot:
+        await create_room(pilot, "mathable", seats=["ada", "COMP"])
+        screen = await screen_of(pilot, MathableScreen)
+        await until(pilot, lambda: screen.model.status == "playing")
+        await pilot.press("v")
+        assert "would end the game now" in screen.note and "v again" in screen.note
+        await pilot.pause(0.3)
+        assert screen.model.status == "playing" and not screen.view["quit_votes"]
+        await pilot.press("v")
+        await until(pilot, lambda: screen.model.over)
+        assert screen.view["quit_votes"] == [0]
