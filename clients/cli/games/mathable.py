@@ -146,6 +146,10 @@ class MathableScreen(GameScreen):
             self.hinted_tile = hint.get("tile")
         if self.model.event("turn") or not self.model.my_turn:
             self.hinted_tile = None
+        for ev in self.model.events:
+            # The hinted tile placed: the hint is taken, and "it fits somewhere" no more.
+            if ev.get("e") == "placed" and ev.get("tile") == self.hinted_tile:
+                self.hinted_tile = None
         if msg["t"] != "update" or self.model.event("placed") or self.model.event("turn"):
             self.pick = None
         if not self.model.my_turn:

@@ -214,6 +214,8 @@ class MathableScene(GameScene):
                 self.flash[(ev["at"][0], ev["at"][1])] = change.at
                 if ev["seat"] == self.model.seat:
                     self.selected = None
+                    if ev.get("tile") == self.hinted_tile:
+                        self.hinted_tile = None  # the hint was taken: it fits nowhere now
             elif e == "hint":
                 self.hinted_tile = ev.get("tile")
             elif e == "turn":

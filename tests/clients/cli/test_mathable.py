@@ -15,6 +15,7 @@ from tilehall.clients.cli.widgets import StatusLine
 from tilehall.clients.connection import Connection
 from tilehall.clients.words import Said, Tone
 from tilehall.server.bots.mathable import EasyBot
+from tilehall.server.games.mathable import legal_placements
 
 from tests.clients.cli.util import (
     Events,
@@ -184,6 +185,16 @@ async def test_a_hint_marks_the_tile_and_a_click_on_a_labelled_board_finds_its_s
             rack = screen.view["racks"][0]
             assert screen.paint_rack(0, rack.index(tile), 3).style == THIS_TURN
             assert "marked on your rack" in screen.messages().plain
+            # placed, the hint is taken: the note no longer says it fits (issue 30 item 4,
+            # point 8), while the turn goes on
+            r, c = legal_placements(screen.view["board"], tile)[0]
+            await pilot.press(str(rack.index(tile) + 1))
+            await go_to(pilot, screen, (r, c))
+            await pilot.press("space")
+            await until(pilot, lambda: screen.view["board"][r][c] == tile)
+            await pilot.pause()
+            assert screen.model.my_turn and screen.hinted_tile is None
+            assert "fits" not in str(screen.query_one("#rack-note").content)
         # the labels take a line and a few columns: a click still lands on its square
         grid = screen.grid
         left, top = grid.label_size

@@ -17,6 +17,7 @@ from tilehall.clients.pygame.scenes.mathable import (
 )
 from tilehall.clients.words import square
 from tilehall.server.bots.mathable import BOTS
+from tilehall.server.games.mathable import legal_placements
 
 from tests.clients.pygame.helpers import click, colour_at, drag, engine, game_class, shot, show
 from tests.clients.test_mathable import holds
@@ -318,3 +319,24 @@ def test_a_vote_among_people_is_sent_at_once():
     app, net, scene = show(e.view(0), seat=0, names=["ada", "bea"])
     click(app, scene.quit_button.rect.center)  # bea has not voted: nothing ends yet
     assert ("act", {"do": "quit"}) in net.sent
+
+
+def test_the_hinted_tile_placed_is_no_longer_marked():
+    """The hint names a tile until it is placed, not to the end of the turn (issue 30
+    item 4, point 8: "the 8 fits somewhere" stayed after the 8 went down)."""
+    e = engine("mathable", seats=2, seed=7)
+    seat = e.to_move
+    app, _, scene = show(e.view(seat), seat=seat)
+    events = [ev for ev in e.act(seat, {"do": "hint"}, 0.0) if ev.get("_to") in (None, seat)]
+    tile = next(ev for ev in events if ev["e"] == "hint")["tile"]
+    assert tile is not None  # this deal has a tile that fits
+    app.handle({"t": "update", "room": scene.model.room, "seq": 2, "events": events,
+                "view": e.view(seat)})  # fmt: skip
+    app.step()
+    assert scene.hinted_tile == tile
+    at = legal_placements(e.view(seat)["board"], tile)[0]
+    events = e.act(seat, {"do": "place", "tile": tile, "at": list(at)}, 0.0)
+    app.handle({"t": "update", "room": scene.model.room, "seq": 3, "events": events,
+                "view": e.view(seat)})  # fmt: skip
+    app.step()
+    assert scene.hinted_tile is None and scene.model.my_turn  # the turn goes on, the hint not
