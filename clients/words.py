@@ -29,6 +29,7 @@ __all__ = [
     "CONFIRM",
     "ERRORS",
     "MOVEMENT",
+    "QUICK_WAIT",
     "QUICK_WAITS",
     "QUIT_VOTE_ENDS",
     "ROOM_GONE",
@@ -644,9 +645,11 @@ def extra_missing(command: str, extra: str, module: str) -> str:
     )
 
 
-QUICK_WAITS = (30, 10, 60, 120)
-"""Seconds to wait for people before COMP players take the open seats (the first: the default,
-the server's own when none is sent)."""
+QUICK_WAITS = (10, 30, 60, 120)
+"""Seconds to wait for people before COMP players take the open seats, in the order a
+player steps through them (shortest first)."""
+QUICK_WAIT = 30
+"""The wait the form starts on: the server's own when none is sent."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -681,7 +684,7 @@ def quick_fields(game: Mapping[str, Any]) -> list[QuickField]:
             label="bots after",
             choices=QUICK_WAITS,
             labels=tuple(f"{w} s" for w in QUICK_WAITS),
-            default=QUICK_WAITS[0],
+            default=QUICK_WAIT if QUICK_WAIT in QUICK_WAITS else QUICK_WAITS[0],
         ),
     ]
 

@@ -43,6 +43,13 @@ __all__ = [
 ]
 
 
+FIELD_KEYS = [
+    Binding("down", "app.focus_next", "next field", show=False),
+    Binding("up", "app.focus_previous", "previous field", show=False),
+]
+"""A form's fields one under the other: the arrows that point there move there (tab too)."""
+
+
 def seats_text(room: dict[str, Any]) -> str:
     """The seats of a room summary in one short cell: names, bots, free seats, who is away."""
     out = []
@@ -209,6 +216,7 @@ class CreateScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
         Binding("escape", "cancel", "cancel"),
         Binding("enter", "submit", "create"),
+        *FIELD_KEYS,
     ]
 
     def __init__(self, games: dict[str, dict[str, Any]], player: str) -> None:
@@ -366,6 +374,7 @@ class QuickScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
         Binding("escape", "cancel", "cancel"),
         Binding("enter", "submit", "play"),
+        *FIELD_KEYS,
     ]
 
     def __init__(self, games: dict[str, dict[str, Any]]) -> None:
