@@ -84,6 +84,7 @@ class NameScreen(ModalScreen[str]):
         padding: 0 1; background: $surface;
     }
     NameScreen #problem { color: $error; }
+    NameScreen #problem, NameScreen #known { width: 100%; }
     """
     BINDINGS = [Binding("escape", "app.quit", "quit")]
 
@@ -121,7 +122,7 @@ class PasswordScreen(ModalScreen[str | None]):
         width: 60; max-width: 100%; height: auto; border: round $accent;
         padding: 0 1; background: $surface;
     }
-    PasswordScreen #problem { color: $error; }
+    PasswordScreen #problem { color: $error; width: 100%; }
     """
     BINDINGS = [Binding("escape", "cancel", "another name")]
 

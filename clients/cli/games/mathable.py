@@ -46,7 +46,7 @@ RACK = 7
 
 class MathableScreen(GameScreen):
     LABEL = "Mathable"
-    KEYS = "1-7/tab pick  space place  e end  d draw  x exchange  i hint  v quit vote  ? q"
+    KEYS = "1-7 pick  space place  e end  d draw  x exchange  i hint  v quit  ? q"
     WATCH_KEYS = "arrows/hjkl look around  u tiles left  ? help  q leave"
     LABELS = True
     WIDTHS = (4, 3)

@@ -6,12 +6,12 @@ import random
 import re
 
 from rich.text import Text
-from tilehall.clients.cli.games import MathableScreen
+from tilehall.clients.cli.games import SCREENS, MathableScreen
 from tilehall.clients.cli.games.mathable import RECENT, THIS_TURN
 from tilehall.clients.cli.help import HelpScreen
 from tilehall.clients.cli.lobby import LobbyScreen
 from tilehall.clients.cli.look import cell_name
-from tilehall.clients.cli.widgets import StatusLine
+from tilehall.clients.cli.widgets import StatusLine, fit_keys
 from tilehall.clients.connection import Connection
 from tilehall.clients.words import Said, Tone
 from tilehall.server.bots.mathable import EasyBot
@@ -317,3 +317,26 @@ async def test_the_quit_vote_that_ends_the_game_asks_first(url):
         await pilot.press("v")
         await until(pilot, lambda: screen.model.over)
         assert screen.view["quit_votes"] == [0]
+
+
+def test_every_screens_keys_fit_80_columns_and_keep_help_when_squeezed():
+    """Issue 30 item 4, point 7: Mathable's footer was cut at 80 columns. Every game's
+    keys fit beside " online " there; squeezed further, whole keys go and "? q" stays."""
+    for screen in (*SCREENS.values(), MathableScreen):
+        line = f" online  {screen.KEYS}"
+        assert len(line) <= 80, (screen.__name__, len(line))
+    keys = MathableScreen.KEYS
+    squeezed = fit_keys(keys, 80 - len(" reconnecting  "))
+    assert squeezed.endswith("  ? q") and len(squeezed) <= 80 - len(" reconnecting  ")
+    assert all(group in keys.split("  ") for group in squeezed.split("  "))
+
+
+async def test_the_footer_is_whole_at_80x24(url):
+    async with app_for(url).run_test(size=(80, 24)) as pilot:
+        await create_room(pilot, "mathable", seats=["ada", "COMP"])
+        screen = await screen_of(pilot, MathableScreen)
+        await until(pilot, lambda: screen.model.status == "playing")
+        await pilot.pause()
+        footer = screen.query_one(StatusLine)
+        text = footer.render()
+        assert text.cell_len <= 80 and text.plain.rstrip().endswith("v quit  ? q"), text.plain
