@@ -97,9 +97,12 @@ class ServerClock:
 
 
 def seat_label(seat: dict[str, Any] | None, index: int) -> str:
-    """How a seat of a room summary reads in a list: its name, or that it is free."""
+    """How a seat of a room summary reads in a list: its name, or that it is free.
+
+    ``index`` counts from 0, as the protocol does; people read seats from 1.
+    """
     if seat is None:
-        return f"seat {index}"
+        return f"seat {index + 1}"
     name = seat.get("name")
     if not seat.get("taken"):
         return f"({name}?)" if name else "(free)"
@@ -289,7 +292,7 @@ class RoomModel:
         if seat is None:
             return "-"
         names = self.names()
-        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+        return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
 
     def seat_name(self, seat: int) -> str:
         """The bare name of whoever holds ``seat``, else a plain label counted from 1.
@@ -325,6 +328,21 @@ class RoomModel:
     def stood_in(self, seat: int) -> bool:
         """A COMP stand-in plays ``seat`` now (its player away on their turn; Mathable)."""
         return seat in (self.view.get("standins") or [])
+
+    def vote_ends_game(self) -> bool:
+        """Whether our Mathable quit vote, cast now, would end the game at once.
+
+        It does when every other human seat votes to quit already (COMP seats never
+        vote; against COMP alone ours is every human vote): the clients then ask
+        before sending it, as solo games ask before quitting.
+        """
+        votes = set(self.view.get("quit_votes") or [])
+        if self.seat is None or self.status != "playing" or self.seat in votes:
+            return False
+        seats = (self.summary or {}).get("seats") or []
+        count = max(len(seats), len(self.scores))
+        humans = [i for i in range(count) if not (i < len(seats) and seats[i].get("bot"))]
+        return all(i in votes for i in humans if i != self.seat)
 
     def bots_in(self) -> float | None:
         """A quick-match room still waiting: seconds until COMP players take the open seats."""
@@ -388,7 +406,7 @@ class LobbyModel:
             self.mine = list(msg.get("rooms", []))
             self.ratings = dict(msg.get("ratings") or {})
         elif t == "rooms":
-            self.replace(msg["rooms"])
+            self.replace(msg["rooms"], complete=msg.get("next") is None)
         elif t == "room":
             self.push(msg)
         elif t in ("joined", "_rejoined"):
@@ -402,9 +420,31 @@ class LobbyModel:
         elif t == "history":
             self.history = msg
 
-    def replace(self, rooms: list[dict[str, Any]]) -> None:
-        """A fresh ``rooms`` reply: the public list as the server has it now."""
-        self.rooms = {r["room"]: r for r in rooms}
+    def replace(self, rooms: list[dict[str, Any]], *, complete: bool = False) -> None:
+        """A fresh ``rooms`` reply: the public list as the server has it now.
+
+        ``complete``: the reply is the whole list (its ``next`` is null). A public
+        room of mine that it lacks is gone from the server (a finished room is
+        dropped after a while), so it leaves :attr:`mine` too, rather than stay on
+        as a row that only says ``(private)`` and answers ``unknown_room``.
+        """
+        fresh = {r["room"]: r for r in rooms}
+        if complete:
+            for rid in [r for r in self.mine if r not in fresh and self.was_public(r)]:
+                self.forget(rid)
+        self.rooms = fresh
+
+    def was_public(self, room: str) -> bool:
+        """Whether ``room`` was known as a listed room (a private one never is listed)."""
+        known = self.rooms.get(room) or self.summaries.get(room)
+        return known is not None and not known.get("private")
+
+    def forget(self, room: str) -> None:
+        """``room`` is gone from the server (``unknown_room``): drop it from every list."""
+        if room in self.mine:
+            self.mine.remove(room)
+        self.rooms.pop(room, None)
+        self.summaries.pop(room, None)
 
     def push(self, msg: dict[str, Any]) -> None:
         """A ``room`` push: one room's summary changed (a private one stays unlisted)."""

@@ -26,9 +26,13 @@ from typing import Any
 from tilehall.clients.mathable import Placement
 
 __all__ = [
+    "CONFIRM",
     "ERRORS",
     "MOVEMENT",
+    "QUICK_WAIT",
     "QUICK_WAITS",
+    "QUIT_VOTE_ENDS",
+    "ROOM_GONE",
     "QuickField",
     "Said",
     "Tone",
@@ -36,6 +40,7 @@ __all__ = [
     "column_letter",
     "duration",
     "error_text",
+    "extra_missing",
     "paused_why",
     "quick_fields",
     "quick_note",
@@ -89,7 +94,10 @@ def square(cell: Sequence[int] | None) -> str:
 STONE_LETTERS = "RGBYMC"
 """Ishido's six colours, as the terminal labels stones: ``R3`` is red, symbol 3."""
 
-_LINKSAME = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_LINKSAME = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789#%&@"
+"""LinkSame's 36 kinds at most, one character each: no ``I``/``1`` and no ``O``/``0``,
+which look alike (in most terminal fonts, and worse without colour) yet would be
+different tiles; four signs make up the count."""
 _HONOURS = ("Rd", "Gd", "Wd", "E", "S", "W", "N", "Pl", "Or", "Ch", "Bm", "Sp", "Su", "Au", "Wi")
 
 
@@ -101,7 +109,11 @@ def stone_label(stone: Sequence[int] | None) -> str:
 
 
 def tile_label(game: str, kind: int) -> str:
-    """A tile as the board labels it: Match-It's ``1d``/``Rd``/``Pl``, LinkSame's ``A``."""
+    """A tile as the board labels it: Match-It's ``1d``/``Rd``/``Pl``, LinkSame's ``A``.
+
+    LinkSame's kinds read ``A``..``Z`` without ``I`` and ``O``, then ``2``..``9``,
+    then ``# % & @``.
+    """
     if game == "matchit":
         if 0 <= kind < 27:
             return f"{kind % 9 + 1}{'dbc'[kind // 9]}"
@@ -170,7 +182,9 @@ class Words:
     """
 
     game: str
-    name: Callable[[int | None], str] = field(default=lambda seat: f"seat {seat}")
+    name: Callable[[int | None], str] = field(
+        default=lambda seat: "-" if seat is None else f"seat {seat + 1}"
+    )
     seat: int | None = None
     seats: int = 1
 
@@ -599,9 +613,43 @@ def board_words(message: str, *, game: str | None = None) -> str:
 
 # -- the quick-game form --------------------------------------------------------------------
 
-QUICK_WAITS = (30, 10, 60, 120)
-"""Seconds to wait for people before COMP players take the open seats (the first: the default,
-the server's own when none is sent)."""
+CONFIRM = 10.0
+"""Seconds a costly press (quit, give up, the vote that ends a game) waits for its second
+press in both clients: long enough to read why it asks; the question goes when it lapses."""
+
+QUIT_VOTE_ENDS = "Your vote would end the game now: the other players are COMP or have voted."
+"""Mathable: the one quit vote that would end the game at once asks first (the clients add how)."""
+
+ROOM_GONE = "That room has ended and the server has let it go: it is off the list now."
+"""A room of the lobby's list answers ``unknown_room``: finished rooms are dropped after a while."""
+
+_EXTRAS = {"cli": "Textual, the terminal toolkit", "gui": "pygame-ce, the window toolkit"}
+
+
+def extra_missing(command: str, extra: str, module: str) -> str:
+    """What ``command`` says when the optional part it runs on is not installed.
+
+    Args:
+        command: the command the user ran (``tilehall``).
+        extra: the extra in pyproject.toml that installs the part (``cli``).
+        module: the module that could not be imported (``textual``).
+
+    Returns:
+        Two lines: what is missing, and the pip command that installs it.
+    """
+    what = _EXTRAS.get(extra, extra)
+    return (
+        f"{command}: the module {module!r} is not installed; {command} needs the "
+        f"{extra!r} extra ({what}).\n"
+        f"Install it with:  pip install 'tilehall[{extra}]'"
+    )
+
+
+QUICK_WAITS = (10, 30, 60, 120)
+"""Seconds to wait for people before COMP players take the open seats, in the order a
+player steps through them (shortest first)."""
+QUICK_WAIT = 30
+"""The wait the form starts on: the server's own when none is sent."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -636,7 +684,7 @@ def quick_fields(game: Mapping[str, Any]) -> list[QuickField]:
             label="bots after",
             choices=QUICK_WAITS,
             labels=tuple(f"{w} s" for w in QUICK_WAITS),
-            default=QUICK_WAITS[0],
+            default=QUICK_WAIT if QUICK_WAIT in QUICK_WAITS else QUICK_WAITS[0],
         ),
     ]
 

@@ -140,37 +140,57 @@ def _print_player(body: dict[str, Any]) -> None:
         print(f"one-time code (signs in once in place of the password): {body['code']}")
 
 
-def main(argv: list[str]) -> int:
-    """Run one admin command; returns the exit status."""
-    p = argparse.ArgumentParser(prog="tilehall-server admin", description=__doc__)
-    p.add_argument(
+def _where(parser: argparse.ArgumentParser, data_dir: Any) -> None:
+    """Add ``--url`` and ``--data-dir`` (which server) to ``parser``, ``data_dir`` their default."""
+    url_default = None if data_dir is not argparse.SUPPRESS else argparse.SUPPRESS
+    parser.add_argument(
         "--url",
+        default=url_default,
         help="the server's admin listener, http://HOST:PORT (default: the one DATA_DIR/admin.json "
         "names, written by the server running with that data directory)",
     )
-    p.add_argument(
+    parser.add_argument(
         "--data-dir",
         type=Path,
-        default=default_data_dir(),
+        default=data_dir,
         help="the server's data directory, for its admin key and admin.json "
-        "(default %(default)s, the server's own default)",
+        "(default: the server's own default)",
     )
+
+
+def main(argv: list[str]) -> int:
+    """Run one admin command; returns the exit status."""
+    p = argparse.ArgumentParser(prog="tilehall-server admin", description=__doc__)
+    _where(p, default_data_dir())
+    # The same two options again on every command, so that `admin rooms --data-dir X`
+    # works as well as `admin --data-dir X rooms`; there they default to "not given"
+    # (SUPPRESS), so that they never overwrite what was given before the command.
+    where = argparse.ArgumentParser(add_help=False)
+    _where(where, argparse.SUPPRESS)
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser(
-        "rooms", help="list the rooms in the server's memory (a cluster's: every node's)"
+        "rooms",
+        parents=[where],
+        help="list the rooms in the server's memory (a cluster's: every node's)",
     )
-    sub.add_parser("nodes", help="cluster: every node, its lease, load and state")
+    sub.add_parser("nodes", parents=[where], help="cluster: every node, its lease, load and state")
     drain = sub.add_parser(
         "drain",
+        parents=[where],
         help="cluster: hand every room of NODE to the other nodes now; it takes no new rooms",
     )
     drain.add_argument("node")
-    undrain = sub.add_parser("undrain", help="cluster: let a drained NODE take new rooms again")
+    undrain = sub.add_parser(
+        "undrain", parents=[where], help="cluster: let a drained NODE take new rooms again"
+    )
     undrain.add_argument("node")
-    close = sub.add_parser("close", help="end a room for good; its members are told")
+    close = sub.add_parser(
+        "close", parents=[where], help="end a room for good; its members are told"
+    )
     close.add_argument("room")
     replay = sub.add_parser(
         "replay",
+        parents=[where],
         help="export a room's journal (options, seed, actions) as JSON; binary values "
         'appear as {"$bytes": base64}',
     )
@@ -178,6 +198,7 @@ def main(argv: list[str]) -> int:
     replay.add_argument("--out", type=Path, help="write to this file instead of stdout")
     player = sub.add_parser(
         "player",
+        parents=[where],
         help="show a player; --disable/--enable bar or restore the name; --reset-password "
         "removes its password and prints a one-time code to sign in with",
     )
@@ -194,6 +215,7 @@ def main(argv: list[str]) -> int:
     )
     health = sub.add_parser(
         "health",
+        parents=[where],
         help="exit 0 when the server is ready to play games (/readyz), 1 when not: for container "
         "health checks, whatever ports the server was given",
     )

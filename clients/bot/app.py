@@ -8,12 +8,12 @@ Examples::
     tilehall-bot --game mathable --match --seats 3      # quick-match: COMP fills in after 30 s
 
 Each game prints one line as it ends, and a summary follows the last (or
-Ctrl-C: the games under way are then quit, or left where our quit does not end
+Ctrl-C or SIGTERM: the games under way are then quit, or left where our quit does not end
 them, a Mathable game with other players in it, and counted as interrupted);
 every ``--progress`` seconds a status line on stderr says how the games under
 way stand. ``--json`` prints one JSON object per game and a summary instead.
 The exit status is 0 when every game reached its end or ``--max-moves``, 1 when
-the bot gave one up, 2 when the server refused us, 130 after Ctrl-C.
+the bot gave one up, 2 when the server refused us, 130 after Ctrl-C, 143 after SIGTERM.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import signal
 import statistics
 import sys
 import time
@@ -341,7 +342,22 @@ def _announce(a: argparse.Namespace, room: str) -> None:
         print(f"room {room} waits for players: {where} --seat N", file=sys.stderr, flush=True)
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM (``kill``, a container stopping) stops us as Ctrl-C does.
+
+    asyncio.run turns SIGINT into a cancel of the main task; SIGTERM's default
+    would end the process at once, with no summary and its games left playing.
+    Cancelling the same task runs the same path: games quit, summary printed.
+    """
+    task = asyncio.current_task()
+    if task is None:
+        return
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # no such signals (Windows)
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+
+
 async def _play(a: argparse.Namespace) -> int:
+    _stop_on_sigterm()
     key = f"{a.url}#bot:{a.name}" if a.name else None
     name, token = (a.name, None)
     if key is not None:
@@ -392,7 +408,7 @@ async def _play(a: argparse.Namespace) -> int:
                 match=match,
             )
             session.print_summary()
-    except asyncio.CancelledError:  # Ctrl-C: asyncio.run cancels us, then raises it
+    except asyncio.CancelledError:  # Ctrl-C or SIGTERM: asyncio.run cancels us
         session.interrupted()
         session.print_summary()
         raise
@@ -417,6 +433,8 @@ def main(argv: list[str] | None = None) -> None:
         code = 2
     except KeyboardInterrupt:
         code = 130
+    except asyncio.CancelledError:  # SIGTERM (see _stop_on_sigterm), as a shell counts it
+        code = 128 + signal.SIGTERM
     sys.exit(code)
 
 

@@ -1,5 +1,5 @@
 """``python -m tilehall.clients.cli``: the same as the ``tilehall`` command."""
 
-from tilehall.clients.cli.app import main
+from tilehall.clients.cli import main
 
 main()

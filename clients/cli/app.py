@@ -15,7 +15,7 @@ import argparse
 import asyncio
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -234,14 +234,22 @@ class TilehallApp(App[None]):
         self.signed_out = why
         self.exit(message=f"{player}: {why}")
 
-    async def call(self, msg: dict[str, Any]) -> dict[str, Any] | None:
-        """Send a request; its reply, or None after showing why there is none."""
+    async def call(
+        self, msg: dict[str, Any], *, refused: Callable[[ServerError], bool] | None = None
+    ) -> dict[str, Any] | None:
+        """Send a request; its reply, or None after showing why there is none.
+
+        ``refused``: a caller that handles some refusals itself; when it returns
+        True for one, the generic message is not shown.
+        """
         if self.conn is None:
             self.refuse("not connected yet")
             return None
         try:
             return await self.conn.request(msg)
         except ServerError as exc:
+            if refused is not None and refused(exc):
+                return None
             self.refuse(error_text(exc.code, exc.message, game=msg.get("game")))
         except (ConnectionLost, TimeoutError):
             self.refuse("no answer from the server")

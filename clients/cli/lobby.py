@@ -18,11 +18,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Input, Label, Static
+from tilehall.clients import words
 from tilehall.clients.cli.app import Frame
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.widgets import Choice, PagedScreen, StatusLine
+from tilehall.clients.connection import ServerError
 from tilehall.clients.model import LobbyModel, seat_label
 from tilehall.clients.words import quick_fields, quick_note, quick_request
+from tilehall.protocol import ErrorCode
 
 if TYPE_CHECKING:
     from tilehall.clients.cli.app import TilehallApp
@@ -38,6 +41,13 @@ __all__ = [
     "rating_text",
     "seats_text",
 ]
+
+
+FIELD_KEYS = [
+    Binding("down", "app.focus_next", "next field", show=False),
+    Binding("up", "app.focus_previous", "previous field", show=False),
+]
+"""A form's fields one under the other: the arrows that point there move there (tab too)."""
 
 
 def seats_text(room: dict[str, Any]) -> str:
@@ -74,6 +84,7 @@ class NameScreen(ModalScreen[str]):
         padding: 0 1; background: $surface;
     }
     NameScreen #problem { color: $error; }
+    NameScreen #problem, NameScreen #known { width: 100%; }
     """
     BINDINGS = [Binding("escape", "app.quit", "quit")]
 
@@ -111,7 +122,7 @@ class PasswordScreen(ModalScreen[str | None]):
         width: 60; max-width: 100%; height: auto; border: round $accent;
         padding: 0 1; background: $surface;
     }
-    PasswordScreen #problem { color: $error; }
+    PasswordScreen #problem { color: $error; width: 100%; }
     """
     BINDINGS = [Binding("escape", "cancel", "another name")]
 
@@ -206,6 +217,7 @@ class CreateScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
         Binding("escape", "cancel", "cancel"),
         Binding("enter", "submit", "create"),
+        *FIELD_KEYS,
     ]
 
     def __init__(self, games: dict[str, dict[str, Any]], player: str) -> None:
@@ -265,7 +277,7 @@ class CreateScreen(ModalScreen[dict[str, Any] | None]):
             for i in range(hi):
                 default = self.player if i == 0 else "COMP"
                 seat = Input(value=default, max_length=30, id=f"seat-{i}", classes="seat")
-                row = Horizontal(Label(f"  seat {i}", classes="key"), seat, id=f"seatrow-{i}")
+                row = Horizontal(Label(f"  seat {i + 1}", classes="key"), seat, id=f"seatrow-{i}")
                 row.display = i < lo
                 rows.append(row)
         for row in rows:
@@ -363,6 +375,7 @@ class QuickScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
         Binding("escape", "cancel", "cancel"),
         Binding("enter", "submit", "play"),
+        *FIELD_KEYS,
     ]
 
     def __init__(self, games: dict[str, dict[str, Any]]) -> None:
@@ -640,9 +653,19 @@ class LobbyScreen(Screen[None]):
 
     @work(group="enter")
     async def enter(self, request: dict[str, Any], summary: dict[str, Any] | None) -> None:
-        joined = await self.tapp.call(request)
+        rid = str(request["room"])
+        joined = await self.tapp.call(request, refused=lambda refusal: self.gone(rid, refusal))
         if joined is not None:
             await self.tapp.enter_room(joined, summary)
+
+    def gone(self, rid: str, refusal: ServerError) -> bool:
+        """A room of the list is no more (``unknown_room``): take its row away, say why."""
+        if refusal.code != ErrorCode.UNKNOWN_ROOM:
+            return False
+        self.model.forget(rid)
+        self.render_rooms()
+        self.tapp.refuse(words.ROOM_GONE)
+        return True
 
     @work(group="enter")
     async def action_create(self) -> None:

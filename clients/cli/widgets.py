@@ -25,7 +25,7 @@ from tilehall.clients.cli.look import cell_letter
 if TYPE_CHECKING:
     from tilehall.clients.cli.app import TilehallApp
 
-__all__ = ["Cell", "Choice", "Grid", "Paint", "StatusLine"]
+__all__ = ["Cell", "Choice", "Grid", "Paint", "StatusLine", "fit_keys"]
 
 Cell = tuple[int, int]
 
@@ -256,8 +256,22 @@ class StatusLine(Static):
         if self.note:
             text.append(f" {self.note}")
         elif self.keys:
-            text.append(f" {self.keys}", style="dim")
+            room = (self.size.width or 80) - text.cell_len - 1
+            text.append(f" {fit_keys(self.keys, room)}", style="dim")
         return text
+
+
+def fit_keys(keys: str, width: int) -> str:
+    """``keys`` (groups two spaces apart) within ``width`` cells, dropping whole groups.
+
+    The last group (``? q``: help and leave) always stays, for it tells where the rest
+    are; the ones before it go from the end, so a key is never cut in half at 80
+    columns or while the link says ``reconnecting``.
+    """
+    groups = keys.split("  ")
+    while len(groups) > 1 and len("  ".join(groups)) > width:
+        del groups[-2]
+    return "  ".join(groups)
 
 
 class Choice(Widget, can_focus=True):

@@ -9,6 +9,9 @@ thread of its own (:mod:`tilehall.clients.pygame.net`), so drawing never waits.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+
+from tilehall.clients.extras import require
 
 # pygame prints a banner when it is first imported, unless told not to: every
 # module of this package imports it, so say so before any of them can.
@@ -17,8 +20,12 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 __all__ = ["main"]
 
 
-def main() -> None:
-    """Open the window (see :func:`tilehall.clients.pygame.app.main`)."""
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point ``tilehall-gui`` (see :func:`tilehall.clients.pygame.app.main`).
+
+    It checks first that the ``gui`` extra (pygame-ce) is installed, and says so if not.
+    """
+    require("pygame", extra="gui", command="tilehall-gui")
     from tilehall.clients.pygame.app import main as run
 
-    run()
+    run(argv)

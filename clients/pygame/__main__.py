@@ -1,5 +1,5 @@
 """``python -m tilehall.clients.pygame``: open the Tilehall window."""
 
-from tilehall.clients.pygame.app import main
+from tilehall.clients.pygame import main
 
 main()

@@ -115,6 +115,9 @@ class App:
     def reconnect_as(self, name: str, password: str | None = None) -> None:
         """After the server refused our name: try again with another (or with its password)."""
         self.net.stop(0.5)
+        # That session is over: until the next welcome we are nobody, and not online
+        # (the lobby's header said "playing as" the old name beside a refusal).
+        self.online, self.offline_reason, self.lobby.player = False, "", None
         self.net = self._make_net(name, password)
         self.net.start()
         self.scene = LobbyScene(self)
@@ -190,13 +193,14 @@ class App:
             self.online = False
             self.offline_reason = "disconnected"
         elif t == "_hello_failed":
+            self.online, self.lobby.player = False, None
             reason = error_text(msg["code"], msg["message"])
             if msg["code"] == "bad_token" and self.wanted:
                 forget(self.url, self.wanted)  # taken back: it will never work again
             if msg["code"] in ("password_required", "bad_password") and self.wanted:
                 self.scene = PasswordScene(self, self.wanted, reason)
             else:
-                self.scene = NameScene(self, reason, suggested=self.wanted or "")
+                self.scene = NameScene(self, reason, suggested=self.wanted or "", remembered="")
             return
         elif t == "_signed_out":
             self.online = False

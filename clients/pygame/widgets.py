@@ -26,18 +26,21 @@ class Button:
         tone: the fill colour; ``toggled`` buttons show it brighter.
     """
 
+    TONE: d.Colour = (58, 68, 88)
+    """The plain fill, for a button given no tone of its own."""
+
     def __init__(
         self,
         label: str,
         on_click: Callable[[], None],
         *,
         key: int | None = None,
-        tone: d.Colour = (58, 68, 88),
+        tone: d.Colour | None = None,
     ) -> None:
         self.label = label
         self.on_click = on_click
         self.key = key
-        self.tone = tone
+        self.tone = tone or self.TONE
         self.rect = pygame.Rect(0, 0, 0, 0)
         self.enabled = True
         self.toggled = False

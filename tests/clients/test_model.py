@@ -436,3 +436,19 @@ def test_names_number_repeated_players_but_not_open_seats():
     ada = {"name": "ada", "bot": False, "taken": True, "connected": True}
     model.summary = {"seats": [ada, free, free, comp, comp]}
     assert model.names() == ["ada", "(free)", "(free)", "COMP4", "COMP5"]
+
+
+def test_a_listed_room_of_mine_missing_from_the_whole_list_is_gone():
+    lobby = LobbyModel()
+    lobby.apply({"t": "welcome", "player": "ada", "games": [], "rooms": ["r1", "r2", "r3"]})
+    r1 = {"room": "r1", "game": "ishido", "seats": [], "status": "over", "private": False}
+    lobby.apply({"t": "room", "room": "r3", "game": "ishido", "private": True, "seats": []})
+    lobby.apply({"t": "rooms", "rooms": [r1], "next": None})
+    assert lobby.mine == ["r1", "r2", "r3"]  # r2 never seen listed; r3 is private
+    lobby.apply({"t": "rooms", "rooms": [], "next": "r0"})  # a page: proves nothing
+    assert "r1" in lobby.mine
+    lobby.apply({"t": "rooms", "rooms": [r1], "next": None})
+    lobby.apply({"t": "rooms", "rooms": [], "next": None})  # the whole list, without r1
+    assert lobby.mine == ["r2", "r3"] and lobby.summary("r1") is None
+    lobby.forget("r3")  # unknown_room on entering it
+    assert lobby.mine == ["r2"] and [r["room"] for r in lobby.ordered()] == ["r2"]

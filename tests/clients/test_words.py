@@ -186,3 +186,15 @@ def test_the_quick_game_form_asks_seats_level_and_wait_and_sends_them_all():
     assert quick_request(MATHABLE, level="godlike")["level"] == "normal"  # not a choice
     assert quick_fields(LINES) == [] and quick_request(LINES) == {"t": "match", "game": "lines"}
     assert "COMP" in quick_note(MATHABLE) and "at once" in quick_note(LINES)
+
+
+def test_linksame_labels_have_no_look_alikes():
+    """Every kind of the largest board has its own one-character label, and no two of
+    them are a pair that most terminal fonts draw alike (issue 30 item 4, point 3)."""
+    from tilehall.server.games.linksame import SIZES
+
+    kinds = max(rows * cols // 4 for rows, cols in SIZES.values())
+    labels = [tile_label("linksame", k) for k in range(kinds)]
+    assert all(len(label) == 1 for label in labels) and len(set(labels)) == kinds
+    for alike in ("O0", "I1", "Il", "l1"):
+        assert sum(ch in labels for ch in alike) <= 1, (alike, labels)

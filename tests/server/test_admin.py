@@ -150,6 +150,11 @@ async def test_the_admin_commands_find_the_server_from_its_data_directory(server
         admin, tmp_path / "elsewhere", "--data-dir", str(tmp_path), "rooms"
     )
     assert out.returncode == 0 and room in out.stdout, out.stderr
+    # and after the command, as a new host types it (issue 30 item 4, point 12)
+    out = await asyncio.to_thread(
+        admin, tmp_path / "elsewhere", "rooms", "--data-dir", str(tmp_path)
+    )
+    assert out.returncode == 0 and room in out.stdout, out.stderr
     # --url is for a server elsewhere; the game port is not an admin listener
     game = f"http://127.0.0.1:{server.port}"
     out = await asyncio.to_thread(admin, tmp_path, "--url", game, "rooms")

@@ -267,7 +267,7 @@ class GameScreen(Screen[None]):
         if self.model.status == "waiting" and waiting is not None:
             names = [self.model.name(i) for i in waiting]
             who = ", ".join(
-                f"seat {i}" if n.startswith("(free)") else n.strip("()?")
+                f"seat {i + 1}" if n.startswith("(free)") else n.strip("()?")
                 for i, n in zip(waiting, names, strict=True)
             )
             text.append(f"Waiting for {who or 'players'}\n", style="bold")

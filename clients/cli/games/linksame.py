@@ -1,7 +1,8 @@
 """LinkSame: nine stages whose tiles slide after each pair, a shot clock, hints, shuffles.
 
 Tiles are picture kinds ``0..kinds-1``; here they read as ``A``..``Z`` then
-``0``..``9`` (36 kinds at most, the hard size), each kind with its colour.
+``2``..``9`` then ``# % & @`` (36 kinds at most, the hard size), each kind with its
+colour; ``I``, ``O``, ``0`` and ``1`` are left out, two pairs of look-alikes.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ _COLOURS = (
 
 
 def tile_label(kind: int) -> str:
-    """``A``..``Z``, ``0``..``9``: a LinkSame tile as its board labels it."""
+    """A LinkSame tile as its board labels it (see :func:`words.tile_label`)."""
     return words.tile_label("linksame", kind)
 
 
@@ -39,7 +40,7 @@ class LinkSameScreen(ShisenScreen):
     KEYS = "space select  i hint  s shuffle  r restart  u undo  p pause  Q end  ? q"
     ABOUT = (
         "Remove identical tiles in pairs joined by a path of at most three straight lines "
-        "through empty squares or the margin (the shortest is drawn). From stage 1 on, the "
+        "through empty squares or the margin (the shortest is drawn). From stage 2 on, the "
         "tiles slide after every pair, a different way in each stage. Timed mode: +1 a pair "
         "and a speed bonus for a pair within 10 s of the previous one; the shot clock takes "
         "a point every 10 s without a pair. A hint costs 10, a shuffle 20; restart puts the "

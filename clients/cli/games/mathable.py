@@ -8,6 +8,7 @@ your last turn stays highlighted on the board and listed beside it.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -16,11 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Label, Static
+from tilehall.clients import words
 from tilehall.clients.cli.games.base import GameScreen
 from tilehall.clients.cli.look import cell_name
 from tilehall.clients.cli.widgets import Grid, Paint
 from tilehall.clients.mathable import Turn, TurnLog
 from tilehall.clients.model import RoomModel
+from tilehall.clients.words import CONFIRM
 
 __all__ = ["MathableScreen"]
 
@@ -43,7 +46,7 @@ RACK = 7
 
 class MathableScreen(GameScreen):
     LABEL = "Mathable"
-    KEYS = "1-7/tab pick  space place  e end  d draw  x exchange  i hint  v quit vote  ? q"
+    KEYS = "1-7 pick  space place  e end  d draw  x exchange  i hint  v quit  ? q"
     WATCH_KEYS = "arrows/hjkl look around  u tiles left  ? help  q leave"
     LABELS = True
     WIDTHS = (4, 3)
@@ -87,6 +90,8 @@ class MathableScreen(GameScreen):
         self.turns.feed(model.events)
         self.hinted_tile: int | None = None
         """The rack tile the last hint named, marked on the rack until the turn passes."""
+        self.vote_asked = 0.0
+        """When a quit vote that would end the game was asked to be pressed again."""
 
     # -- layout ---------------------------------------------------------------------
 
@@ -141,6 +146,10 @@ class MathableScreen(GameScreen):
             self.hinted_tile = hint.get("tile")
         if self.model.event("turn") or not self.model.my_turn:
             self.hinted_tile = None
+        for ev in self.model.events:
+            # The hinted tile placed: the hint is taken, and "it fits somewhere" no more.
+            if ev.get("e") == "placed" and ev.get("tile") == self.hinted_tile:
+                self.hinted_tile = None
         if msg["t"] != "update" or self.model.event("placed") or self.model.event("turn"):
             self.pick = None
         if not self.model.my_turn:
@@ -353,6 +362,13 @@ class MathableScreen(GameScreen):
         if self.model.seat is None or self.model.over:
             self.say("only a player in a game on can vote to quit")
             return
+        now = time.monotonic()
+        if self.model.vote_ends_game() and now - self.vote_asked > CONFIRM:
+            # The vote that ends the game at once asks first, as solo games' quit does.
+            self.vote_asked = now
+            self.say(f"{words.QUIT_VOTE_ENDS} Press v again to end it, within {CONFIRM:.0f} s.")
+            return
+        self.vote_asked = 0.0
         self.send({"do": "quit"})
 
     def action_exchange(self) -> None:

@@ -15,7 +15,7 @@ import pygame
 from tilehall.clients.model import Change, RoomModel
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.widgets import Button
-from tilehall.clients.words import Said, Tone, Words, error_text
+from tilehall.clients.words import CONFIRM, Said, Tone, Words, error_text
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.app import App
@@ -27,8 +27,6 @@ TOP = 48
 NOTICE = 30
 """Height of the notice line at the bottom."""
 PAD = 12
-CONFIRM = 3.0
-"""Seconds a costly button stays armed after a first press (a second one does it)."""
 TONE_COLOUR: dict[Tone, d.Colour] = {
     Tone.PLAIN: d.TEXT_DIM,
     Tone.NOTE: d.GOLD,
@@ -140,6 +138,8 @@ class GameScene(Scene):
         self._size = (0, 0)
         self.confirm: tuple[str, float] | None = None
         """A costly button pressed once: which, and when (a second press confirms)."""
+        self.confirm_ask = ""
+        """The notice that asked for the second press, taken down when the arm lapses."""
 
     # -- input -------------------------------------------------------------------------
 
@@ -186,14 +186,28 @@ class GameScene(Scene):
         self.app.net.request({"t": "leave", "room": self.model.room})
         self.app.to_lobby()
 
-    def confirmed(self, what: str) -> bool:
-        """Whether this press of the costly button ``what`` is the second one in a row."""
+    def confirmed(self, what: str, ask: str) -> bool:
+        """Whether this press of the costly button ``what`` is the second one in a row.
+
+        A first press arms it for :data:`CONFIRM` seconds and puts ``ask`` on the
+        notice line (with how long it waits); :meth:`lapse` disarms it after that.
+        """
         now = time.monotonic()
-        if self.confirm is not None and self.confirm[0] == what and now - self.confirm[1] < CONFIRM:
+        if self.confirming(what):
             self.confirm = None
             return True
         self.confirm = (what, now)
+        self.confirm_ask = f"{ask.rstrip('.')}, within {CONFIRM:.0f} s."
+        self.notice(self.confirm_ask, d.GOLD)
         return False
+
+    def lapse(self) -> None:
+        """Disarm a first press left too long, and take down the notice that asked."""
+        if self.confirm is None or time.monotonic() - self.confirm[1] < CONFIRM:
+            return
+        self.confirm = None
+        if self.notice_text == self.confirm_ask:
+            self.notice_text = ""
 
     def confirming(self, what: str) -> bool:
         """Whether ``what`` was pressed once and waits for its second press."""
@@ -271,6 +285,7 @@ class GameScene(Scene):
 
     def draw(self, surf: pygame.Surface) -> None:
         self._size = surf.get_size()
+        self.lapse()
         self.update_buttons()
         if self.model.seat is None:
             for b in self.buttons:  # a spectator has no move to make: no controls at all

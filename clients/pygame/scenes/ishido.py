@@ -129,10 +129,8 @@ class IshidoScene(GameScene):
         self.send({"do": "help"})
 
     def quit(self) -> None:
-        if self.confirmed("quit"):
+        if self.confirmed("quit", "Press Quit again to end the game here (no end bonus)."):
             self.send({"do": "quit"})
-        else:
-            self.notice("Press Quit again to end the game here (no end bonus).", d.GOLD)
 
     def click(self, pos: tuple[int, int], button: int) -> None:
         cell = self.grid.at(pos)

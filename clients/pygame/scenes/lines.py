@@ -84,10 +84,8 @@ class LinesScene(GameScene):
         self.buttons = [self.undo_button, self.quit_button]
 
     def quit(self) -> None:
-        if self.confirmed("quit"):
+        if self.confirmed("quit", "Press Quit again to end the game here (its score counts)."):
             self.send({"do": "quit"})
-        else:
-            self.notice("Press Quit again to end the game here (its score counts).", d.GOLD)
 
     def update_buttons(self) -> None:
         self.undo_button.enabled = self.playing and int(self.view.get("moves") or 0) > 0

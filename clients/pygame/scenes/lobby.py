@@ -28,6 +28,8 @@ __all__ = ["LobbyScene", "NameScene", "OptionControl", "rating_text"]
 
 ROOMS_EVERY = 2.0
 """Seconds between two ``rooms`` requests while the lobby is shown."""
+JOIN_TONE: d.Colour = (46, 110, 74)
+"""Green: a room to play in (Join, Resume)."""
 TOP = 56
 ROW = 46
 ROW_PITCH = 38
@@ -471,13 +473,18 @@ class LobbyScene(Scene):
         rid = room["room"]
         if rid not in self.room_buttons:
             self.room_buttons[rid] = (
-                Button("Join", lambda: self.app.net.join(rid), tone=(46, 110, 74)),
+                Button("Join", lambda: self.app.net.join(rid), tone=JOIN_TONE),
                 Button("Watch", lambda: self.app.net.watch(rid)),
             )
         join, watch = self.room_buttons[rid]
-        join.label = "Resume" if mine else "Join"
+        over = room.get("status") == "over"
+        # A finished room has nothing to resume or join: mine opens on its result, in
+        # a plain button (green says "play"); anyone else's shows only Watch.
+        join.label = "Result" if over else "Resume" if mine else "Join"
+        join.tone = JOIN_TONE if not over else Button.TONE
         free = any(not s.get("taken") for s in room.get("seats", []))
         join.enabled = mine or (free and room.get("status") == "waiting")
+        join.visible = mine or not over
         bh = row.h - 12
         watch.rect = pygame.Rect(row.right - 84, row.y + 6, 78, bh)
         join.rect = pygame.Rect(watch.rect.x - 90, row.y + 6, 84, bh)
@@ -660,12 +667,21 @@ class NameScene(Scene):
         reason: why we ask again (the server's refusal), shown on the notice line.
         suggested: the name to offer (the remembered one at the start); by
             default the name we play under now.
+        remembered: the name Enter plays as again ("Welcome back"); by default
+            ``suggested``. Empty after a refusal: the name offered was just refused.
     """
 
-    def __init__(self, app: App, reason: str, *, suggested: str | None = None) -> None:
+    def __init__(
+        self,
+        app: App,
+        reason: str,
+        *,
+        suggested: str | None = None,
+        remembered: str | None = None,
+    ) -> None:
         super().__init__(app)
         offer = suggested if suggested is not None else app.lobby.player or ""
-        self.remembered = suggested or ""
+        self.remembered = (suggested or "") if remembered is None else remembered
         self.known = known_names(app.url) if app.remember else []
         """The names played on this server before: typing one resumes it with its token."""
         self.field = TextField(offer, placeholder="your name", limit=24, on_enter=self.go)

@@ -150,16 +150,12 @@ class MatchItScene(ShisenScene):
     # -- actions -----------------------------------------------------------------------
 
     def quit(self) -> None:
-        if self.confirmed("quit"):
+        if self.confirmed("quit", "Press QUIT again to end the game."):
             self.send({"do": "quit"})
-        else:
-            self.notice("Press QUIT again to end the game.", d.GOLD)
 
     def give_up(self) -> None:
-        if self.confirmed("giveup"):
+        if self.confirmed("giveup", "Giving up this sheet costs a life: press again to do it."):
             self.send({"do": "giveup"})
-        else:
-            self.notice("Giving up this sheet costs a life: press again to do it.", d.GOLD)
 
     def paint_face(self, surf: pygame.Surface, face: pygame.Rect, tile: Any) -> None:
         mahjong(surf, face, int(tile))

@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 import pygame
+from tilehall.clients import words
 from tilehall.clients.mathable import Turn, TurnLog
 from tilehall.clients.model import Change
 from tilehall.clients.pygame import draw as d
@@ -106,7 +107,7 @@ class MathableScene(GameScene):
         self.exchange_button = Button("Exchange", self.exchange)
         self.cancel_button = Button("Cancel", self.cancel_exchange)
         self.hint_button = Button("Hint", lambda: self.send({"do": "hint"}))
-        self.quit_button = Button("Vote quit", lambda: self.send({"do": "quit"}), tone=(88, 62, 66))
+        self.quit_button = Button("Vote quit", self.vote_quit, tone=(88, 62, 66))
         self.buttons = [
             self.end_button,
             self.draw_button,
@@ -213,6 +214,8 @@ class MathableScene(GameScene):
                 self.flash[(ev["at"][0], ev["at"][1])] = change.at
                 if ev["seat"] == self.model.seat:
                     self.selected = None
+                    if ev.get("tile") == self.hinted_tile:
+                        self.hinted_tile = None  # the hint was taken: it fits nowhere now
             elif e == "hint":
                 self.hinted_tile = ev.get("tile")
             elif e == "turn":
@@ -225,9 +228,17 @@ class MathableScene(GameScene):
         if self.held is not None and self.held.index >= len(rack):
             self.held = None
 
+    def vote_quit(self) -> None:
+        """Vote to quit (again: withdraw); the vote that would end the game asks first."""
+        ends = self.model.vote_ends_game()
+        if not ends or self.confirmed(
+            "quit", f"{words.QUIT_VOTE_ENDS} Press Vote quit again to end it"
+        ):
+            self.send({"do": "quit"})
+
     def update_buttons(self) -> None:
         turn = self.view.get("turn") or {}
-        mine = self.model.my_turn
+        mine = self.model.my_turn and self.active  # not once over, nor while paused
         draws = int(turn.get("draws") or 0)
         if not mine:
             self.exchanging = None  # the turn passed (a clock, say) while choosing
@@ -244,10 +255,10 @@ class MathableScene(GameScene):
             self.exchange_button.label, self.exchange_button.toggled = "Exchange", False
         self.cancel_button.visible = choosing
         self.hint_button.enabled = mine and not choosing
-        votes = self.view.get("quit_votes") or []
+        voted = self.playing and self.model.seat in (self.view.get("quit_votes") or [])
         self.quit_button.enabled = self.playing
-        self.quit_button.toggled = self.model.seat in votes
-        self.quit_button.label = "Unvote quit" if self.model.seat in votes else "Vote quit"
+        self.quit_button.toggled = voted or self.confirming("quit")
+        self.quit_button.label = "Unvote quit" if voted else "Vote quit"
 
     # -- drawing ------------------------------------------------------------------------
 

@@ -213,10 +213,20 @@ async def test_mathable_at_max_moves_votes_to_quit(url: str, server, capsys) -> 
     assert summary["summary"]["stopped"] == 1 and summary["summary"]["left_open"] == []
 
 
-@pytest.mark.parametrize("which", ["matchit", "lines"])
-async def test_ctrl_c_prints_the_summary_and_quits_the_game(url: str, server, which: str) -> None:
-    """Progress on stderr while it plays; on SIGINT the game under way is quit and counted
-    (Lines too, whose quit came later: its game used to be left playing)."""
+@pytest.mark.parametrize(
+    ("which", "sig", "code"),
+    [
+        ("matchit", signal.SIGINT, 130),
+        ("lines", signal.SIGINT, 130),
+        # `kill` or a container stopping: the same as Ctrl-C (issue 30 item 4, point 13)
+        ("matchit", signal.SIGTERM, 143),
+    ],
+)
+async def test_ctrl_c_prints_the_summary_and_quits_the_game(
+    url: str, server, which: str, sig: signal.Signals, code: int
+) -> None:
+    """Progress on stderr while it plays; on SIGINT (or SIGTERM) the game under way is quit
+    and counted (Lines too, whose quit came later: its game used to be left playing)."""
     bot = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tilehall.clients.bot", "--url", url, "--game", which,
         "--games", "2", "--progress", "0.2",
@@ -229,9 +239,9 @@ async def test_ctrl_c_prints_the_summary_and_quits_the_game(url: str, server, wh
         assert line, "the bot ended without a progress line"
     assert line.startswith("tilehall-bot: ") and "0/2 done; playing room r" in line
     room = line.split("playing room ")[1].split()[0]
-    bot.send_signal(signal.SIGINT)
+    bot.send_signal(sig)
     out, _ = await asyncio.wait_for(bot.communicate(), 20)
-    assert bot.returncode == 130
+    assert bot.returncode == code
     lines = out.decode().splitlines()
     assert len(lines) == 2, lines
     game, summary = lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from textual.widgets import DataTable, Input, Static
+from tilehall.clients import words
 from tilehall.clients.cli.app import TilehallApp
 from tilehall.clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
 from tilehall.clients.cli.lobby import (
@@ -18,6 +19,8 @@ from tilehall.clients.cli.lobby import (
 from tilehall.clients.cli.widgets import Choice, StatusLine
 from tilehall.clients.config import known_names, load_identity, save_identity
 from tilehall.clients.connection import Connection
+from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
 
 from tests.clients.cli.util import app_for, create_room, screen_of, text_of, until
 
@@ -104,9 +107,16 @@ async def test_a_refused_token_asks_for_a_name_again(url):
 async def test_a_taken_name_asks_again(url):
     async with Connection(url, name="cy"):
         pass
-    async with app_for(url, "cy").run_test() as pilot:
+    async with app_for(url, "cy").run_test(size=(80, 24)) as pilot:
         ask = await screen_of(pilot, NameScreen)
         assert "taken" in str(ask.problem)
+        # the whole refusal is shown, wrapped within the dialog, at 80x24 (issue 30 item 4,
+        # point 7: it was cut at the dialog's edge)
+        await pilot.pause()
+        shown = ask.query_one("#problem", Static).region
+        box = ask.query_one("Vertical").content_region
+        assert len(str(ask.problem)) > box.width and shown.height >= 2
+        assert shown.x >= box.x and shown.right <= box.right
         ask.query_one("#name", Input).value = "cy2"
         await pilot.press("enter")
         await screen_of(pilot, LobbyScreen)
@@ -269,3 +279,55 @@ async def test_unknown_game_gets_the_text_screen(url, monkeypatch):
         assert '"e":"help"' in text_of(screen, "#msg")
         await pilot.press("escape", "q")
         await screen_of(pilot, LobbyScreen)
+
+
+async def test_finished_rooms_the_server_dropped_leave_the_list(tmp_path):
+    """A finished room is dropped by the server after ``finished_ttl``: its row goes too,
+    by the next poll when it was listed, or on entering it when it was private (issue 30
+    item 4, point 1: they used to pile up as ``? (private)`` rows answering unknown_room)."""
+    limits = Limits(bot_delay=0, ping_interval=None, finished_ttl=3.0)
+    server = Server(Config(port=0, data_dir=tmp_path, limits=limits))
+    await server.start()
+    url = f"ws://127.0.0.1:{server.port}"
+
+    async def quit_and_leave(pilot) -> str:
+        screen = await screen_of(pilot, IshidoScreen)
+        assert await pilot.app.act(screen.model.room, {"do": "quit"})
+        await until(pilot, lambda: screen.model.status == "over")
+        await pilot.press("q")
+        await screen_of(pilot, LobbyScreen)
+        return screen.model.room
+
+    try:
+        async with Connection(url, name="host") as host:
+            hidden = await host.request({"t": "create", "game": "ishido", "private": True})
+            async with app_for(url).run_test() as pilot:
+                app = pilot.app
+                assert isinstance(app, TilehallApp)
+                lobby = await screen_of(pilot, LobbyScreen)
+                table = lobby.query_one("#rooms", DataTable)
+                await create_room(pilot, "ishido")
+                listed = await quit_and_leave(pilot)
+                await until(pilot, lambda: listed in table.rows)
+                assert table.get_row(listed)[5] == "over"
+                await pilot.press("c")  # then the private one, by its code
+                ask = await screen_of(pilot, CodeScreen)
+                ask.query_one("#code", Input).value = hidden["code"]
+                await pilot.press("enter")
+                private = await quit_and_leave(pilot)
+                assert private == hidden["room"]
+                await until(pilot, lambda: private in table.rows)
+                assert table.get_row(private)[3] == "(private)"
+                # the listed one goes by itself once the server has dropped it
+                await until(pilot, lambda: listed not in table.rows, timeout=15)
+                assert listed not in lobby.model.mine and table.row_count == 1
+                # the private one stays (nothing says it is gone) until it is entered
+                await until(pilot, lambda: private not in server.lobby.rooms, timeout=15)
+                await pilot.pause(0.3)
+                assert private in table.rows
+                await pilot.press("enter")  # the one row left
+                await until(pilot, lambda: table.row_count == 0)
+                assert app.last_error == words.ROOM_GONE
+                assert lobby.model.mine == [] and isinstance(app.screen, LobbyScreen)
+    finally:
+        await server.stop()

@@ -6,15 +6,16 @@ import random
 import re
 
 from rich.text import Text
-from tilehall.clients.cli.games import MathableScreen
+from tilehall.clients.cli.games import SCREENS, MathableScreen
 from tilehall.clients.cli.games.mathable import RECENT, THIS_TURN
 from tilehall.clients.cli.help import HelpScreen
 from tilehall.clients.cli.lobby import LobbyScreen
 from tilehall.clients.cli.look import cell_name
-from tilehall.clients.cli.widgets import StatusLine
+from tilehall.clients.cli.widgets import StatusLine, fit_keys
 from tilehall.clients.connection import Connection
 from tilehall.clients.words import Said, Tone
 from tilehall.server.bots.mathable import EasyBot
+from tilehall.server.games.mathable import legal_placements
 
 from tests.clients.cli.util import (
     Events,
@@ -107,7 +108,7 @@ async def test_waits_for_a_player_then_starts(url):
         await create_room(pilot, "mathable", seats=["ada", ""])
         screen = await screen_of(pilot, MathableScreen)
         assert screen.model.status == "waiting"
-        await until(pilot, lambda: "Waiting for seat 1" in screen.side().plain)
+        await until(pilot, lambda: "Waiting for seat 2" in screen.side().plain)
         await until(pilot, lambda: not screen.grid.display)  # no board yet
         async with Connection(url, name="bob") as bob:
             await bob.join(screen.model.room)
@@ -184,6 +185,16 @@ async def test_a_hint_marks_the_tile_and_a_click_on_a_labelled_board_finds_its_s
             rack = screen.view["racks"][0]
             assert screen.paint_rack(0, rack.index(tile), 3).style == THIS_TURN
             assert "marked on your rack" in screen.messages().plain
+            # placed, the hint is taken: the note no longer says it fits (issue 30 item 4,
+            # point 8), while the turn goes on
+            r, c = legal_placements(screen.view["board"], tile)[0]
+            await pilot.press(str(rack.index(tile) + 1))
+            await go_to(pilot, screen, (r, c))
+            await pilot.press("space")
+            await until(pilot, lambda: screen.view["board"][r][c] == tile)
+            await pilot.pause()
+            assert screen.model.my_turn and screen.hinted_tile is None
+            assert "fits" not in str(screen.query_one("#rack-note").content)
         # the labels take a line and a few columns: a click still lands on its square
         grid = screen.grid
         left, top = grid.label_size
@@ -290,3 +301,42 @@ async def test_a_game_whose_players_are_all_away_shows_as_paused(url):
             assert "The clock runs again, after" in screen.messages().plain
             assert "PAUSED" not in screen.header().plain
             await until(pilot, lambda: "Clock" in screen.side().plain)
+
+
+async def test_the_quit_vote_that_ends_the_game_asks_first(url):
+    """Against COMP one vote is every human vote: 'v' asks, a second 'v' ends the game
+    (issue 30 item 4, point 5: one press ended a rated game at once)."""
+    async with app_for(url).run_test() as pilot:
+        await create_room(pilot, "mathable", seats=["ada", "COMP"])
+        screen = await screen_of(pilot, MathableScreen)
+        await until(pilot, lambda: screen.model.status == "playing")
+        await pilot.press("v")
+        assert "would end the game now" in screen.note and "v again" in screen.note
+        await pilot.pause(0.3)
+        assert screen.model.status == "playing" and not screen.view["quit_votes"]
+        await pilot.press("v")
+        await until(pilot, lambda: screen.model.over)
+        assert screen.view["quit_votes"] == [0]
+
+
+def test_every_screens_keys_fit_80_columns_and_keep_help_when_squeezed():
+    """Issue 30 item 4, point 7: Mathable's footer was cut at 80 columns. Every game's
+    keys fit beside " online " there; squeezed further, whole keys go and "? q" stays."""
+    for screen in (*SCREENS.values(), MathableScreen):
+        line = f" online  {screen.KEYS}"
+        assert len(line) <= 80, (screen.__name__, len(line))
+    keys = MathableScreen.KEYS
+    squeezed = fit_keys(keys, 80 - len(" reconnecting  "))
+    assert squeezed.endswith("  ? q") and len(squeezed) <= 80 - len(" reconnecting  ")
+    assert all(group in keys.split("  ") for group in squeezed.split("  "))
+
+
+async def test_the_footer_is_whole_at_80x24(url):
+    async with app_for(url).run_test(size=(80, 24)) as pilot:
+        await create_room(pilot, "mathable", seats=["ada", "COMP"])
+        screen = await screen_of(pilot, MathableScreen)
+        await until(pilot, lambda: screen.model.status == "playing")
+        await pilot.pause()
+        footer = screen.query_one(StatusLine)
+        text = footer.render()
+        assert text.cell_len <= 80 and text.plain.rstrip().endswith("v quit  ? q"), text.plain

@@ -40,7 +40,7 @@ def test_updates_replace_the_view_and_stale_ones_are_dropped():
 
 def test_names_come_from_room_pushes():
     model = RoomModel.from_joined(joined(0, scores=[0, 0, 0]))
-    assert model.names() == ["seat 0", "seat 1", "seat 2"]
+    assert model.names() == ["seat 1", "seat 2", "seat 3"]
     model.apply(
         {
             "t": "room",

@@ -40,6 +40,7 @@ async def test_quick_game_waits_with_a_countdown_and_seats_the_next_player(url):
         side = screen.side().plain
         said = re.search(r"COMP players join in (\d+) s", side)
         assert said is not None and 50 <= int(said.group(1)) <= 60, side
+        assert "Waiting for seat 2\n" in side  # counted from 1, as pygame counts
         async with Connection(url, name="bob") as bob:
             request = {"t": "match", "game": "mathable", "seats": 2, "bots_after": 60}
             joined = await bob.request(request)
@@ -130,3 +131,29 @@ async def test_leaderboard_pages_and_shows_mine(url):
         assert [str(table.get_row_at(i)[1]) for i in range(2)] == [str(r[1]) for r in first]
         await pilot.press("q")
         await screen_of(pilot, LobbyScreen)
+
+
+async def test_the_quick_form_moves_by_arrows_and_steps_the_wait_in_order(url):
+    """↑/↓ go from field to field; ←/→ step "bots after" from shortest to longest, from 30 s
+    (issue 30 item 4, point 6: it went 30, 10, 60, 120 and ↑/↓ did nothing)."""
+    async with app_for(url).run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        await pilot.press("m")
+        form = await screen_of(pilot, QuickScreen)
+        await until(pilot, lambda: bool(form.query("#wait")))
+        await pilot.pause()
+        assert form.focused is form.query_one("#game", Choice)
+        for _ in range(3):
+            await pilot.press("down")
+        wait = form.query_one("#wait", Choice)
+        assert form.focused is wait and wait.value == 30
+        steps = []
+        for key in ("right", "right", "right", "left", "left", "left"):
+            await pilot.press(key)
+            steps.append(wait.value)
+        assert steps == [60, 120, 10, 120, 60, 30]  # in order, round at the ends
+        await pilot.press("up")
+        assert form.focused is form.query_one("#quick-level", Choice)
+        await pilot.press("left")
+        assert form.query_one("#quick-level", Choice).value != "normal"  # ← works there too
+        assert form.request()["bots_after"] == 30

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from textual.widgets import Static
 from tilehall.clients.cli.games import LinkSameScreen, MatchItScreen
 from tilehall.clients.cli.games.matchit import tile_label
 from tilehall.clients.cli.games.shisen import path_cells, path_paint
+from tilehall.clients.cli.help import HelpScreen
 from tilehall.server.games.matchit import match_key
 from tilehall.server.games.shisensho import identity_key, playable_pairs
 
@@ -79,6 +81,16 @@ async def test_linksame_pair_and_hint(url):
         screen.path_seconds = 60  # keep the hint's path drawn however slow this machine is
         await until(pilot, lambda: screen.view.get("tiles_left") == 84)
         assert screen.view["cols"] == 12 and screen.view["rows"] == 7
+        # The panel and the help count stages alike, from 1: stage 1 stays put,
+        # the help says tiles slide from stage 2 (issue 30 item 4, point 4).
+        side = screen.side().plain
+        assert "Stage       1 of 9" in side and "tiles stay put" in side, side
+        await pilot.press("question_mark")
+        help_screen = await screen_of(pilot, HelpScreen)
+        about = str(help_screen.query_one("#help-text", Static).render())
+        assert "From stage 2 on, the tiles slide" in " ".join(about.split()), about
+        await pilot.press("escape")
+        await screen_of(pilot, LinkSameScreen)
         await play_a_pair(pilot, screen, identity_key)
         await until(pilot, lambda: screen.view["tiles_left"] == 82)
         assert "+1" in screen.messages().plain and screen.view["score"] == 1

@@ -165,6 +165,31 @@ async def test_a_taken_name_asks_for_another(server, url):
         await close(window)
 
 
+async def test_a_refused_name_change_leaves_no_playing_as_behind(app, url, tmp_path):
+    """Change name to a taken one: while it asks and after the refusal the window plays as
+    nobody (the header said "playing as ada" beside the refusal), and the refused name is
+    not greeted as remembered (issue 30 item 4, point 9)."""
+    async with Connection(url, name="cy"):
+        pass
+    click(app, lobby_of(app).rename.rect.center)
+    assert isinstance(app.scene, NameScene)
+    app.scene.field.text = "cy"
+    click(app, app.scene.ok.rect.center)
+    assert not app.online and app.lobby.player is None  # asking: nobody yet
+    await run_until(app, lambda: isinstance(app.scene, NameScene), what="refusal")
+    assert not app.online and app.lobby.player is None
+    assert "is taken" in app.scene.notice_text and app.scene.remembered == ""
+    shot(app, tmp_path, "name-refused")
+    app.scene.field.text = "ada"  # back to the name whose token this window keeps
+    click(app, app.scene.ok.rect.center)
+    lobby = lobby_of(app)
+    app.step()
+    shot(app, tmp_path, "name-connecting")
+    await run_until(app, lambda: app.online, what="welcome as ada again")
+    assert app.lobby.player == "ada" and lobby is app.scene
+    shot(app, tmp_path, "name-back")
+
+
 async def play_ishido_out(conn: Connection) -> int:
     """A whole Ishido game through the server (first legal square each time); its score."""
     room = (await conn.request({"t": "create", "game": "ishido"}))["room"]

@@ -6,6 +6,7 @@ from typing import Any
 
 import pygame
 from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.base import CONFIRM
 from tilehall.clients.pygame.scenes.lines import CHIP_COLOURS, EMPTY_FILL, STEP, LinesScene
 
 from tests.clients.pygame.helpers import click, colour_at, engine, shot, show
@@ -117,6 +118,16 @@ def test_undo_and_quit_buttons_and_the_undos_shown():
     assert not scene.undo_button.enabled  # back at the deal
     click(app, scene.quit_button.rect.center)
     assert ("act", {"do": "quit"}) not in net.sent  # the first press only asks
-    assert scene.quit_button.toggled
+    assert scene.quit_button.toggled and "Press Quit again" in scene.notice_text
+    # Left past CONFIRM seconds, the arm lapses and the notice that asked goes with it:
+    # the window never asks for a press it would not take (issue 30 item 4, point 14).
+    assert scene.confirm is not None
+    scene.confirm = ("quit", scene.confirm[1] - CONFIRM)
+    app.step()
+    assert not scene.quit_button.toggled and scene.notice_text == ""
+    click(app, scene.quit_button.rect.center)  # asks again
+    assert ("act", {"do": "quit"}) not in net.sent and scene.quit_button.toggled
+    # a second press 5 s after the first (more than the old 3 s) still confirms
+    scene.confirm = ("quit", scene.confirm[1] - 5)
     click(app, scene.quit_button.rect.center)
     assert ("act", {"do": "quit"}) in net.sent

@@ -7,10 +7,10 @@ import pytest
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.generic import GenericScene
 from tilehall.clients.pygame.scenes.history import HistoryScene
-from tilehall.clients.pygame.scenes.lobby import LobbyScene
+from tilehall.clients.pygame.scenes.lobby import JOIN_TONE, LobbyScene
 from tilehall.clients.pygame.scenes.ratings import LeaderboardScene
 
-from tests.clients.pygame.helpers import click, colour_at, engine, offline_app, shot
+from tests.clients.pygame.helpers import click, colour_at, engine, offline_app, shot, welcome
 
 
 def lobby_for(game: str):
@@ -199,3 +199,31 @@ def test_my_games_opens_the_history():
     click(app, history.filter_button.rect.center)
     first = app.lobby.games[0]["name"]
     assert ("request", {"t": "history", "limit": history.limit, "game": first}) in net.sent
+
+
+def test_finished_rooms_offer_no_green_resume(tmp_path):
+    """Green means "play here": a finished room of mine opens on its result in a plain
+    button, and someone else's finished room shows only Watch (issue 30 item 4, point 11)."""
+    app, _ = offline_app()
+    app.handle({**welcome(), "rooms": ["r0000done", "r0000live"]})
+    seats = [{"name": "ada", "bot": False, "taken": True, "connected": True}]
+
+    def room(rid: str, status: str) -> dict[str, object]:
+        return {"room": rid, "game": "ishido", "options": {}, "seats": seats, "spectators": 0,
+                "status": status, "private": False, "paused": None}  # fmt: skip
+
+    rooms = [room("r0000done", "over"), room("r0000live", "playing"), room("r0000gone", "over")]
+    app.handle({"t": "rooms", "rooms": rooms, "next": None})
+    app.step()
+    scene = app.scene
+    assert isinstance(scene, LobbyScene)
+    done, _ = scene.room_buttons["r0000done"]
+    live, _ = scene.room_buttons["r0000live"]
+    other, watch = scene.room_buttons["r0000gone"]
+    assert (live.label, live.tone, live.visible) == ("Resume", JOIN_TONE, True)
+    assert (done.label, done.visible, done.enabled) == ("Result", True, True)
+    assert done.tone != JOIN_TONE and colour_at(app, done.rect.center) != colour_at(
+        app, live.rect.center
+    )
+    assert not other.visible and watch.visible
+    shot(app, tmp_path, "lobby-finished")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from typing import Any
@@ -16,8 +17,9 @@ from tilehall.clients.pygame.scenes.mathable import (
 )
 from tilehall.clients.words import square
 from tilehall.server.bots.mathable import BOTS
+from tilehall.server.games.mathable import legal_placements
 
-from tests.clients.pygame.helpers import click, colour_at, drag, engine, shot, show
+from tests.clients.pygame.helpers import click, colour_at, drag, engine, game_class, shot, show
 from tests.clients.test_mathable import holds
 
 
@@ -285,3 +287,56 @@ def test_the_turn_clock_runs_on_the_servers_clock():
     assert isinstance(scene, MathableScene)
     left = scene.turn_left()
     assert left is not None and 74.0 < left <= 75.0
+
+
+def test_the_vote_that_ends_the_game_asks_first_and_the_end_leaves_no_live_buttons(tmp_path):
+    """Against COMP one quit vote is every human vote: it asks for a second press, as solo
+    games' quit does; after the end the buttons read as a finished game's (issue 30 item 4,
+    point 5: it ended a rated game at once, then read "Unvote quit" beside a live Hint)."""
+    e = game_class("mathable")(options={}, seats=2, rng=random.Random(7), now=0.0, bots={1})
+    seat = 0
+    app, net, scene = show(e.view(seat), seat=seat, names=["ada", "COMP"])
+    assert isinstance(scene, MathableScene) and scene.model.vote_ends_game()
+    click(app, scene.quit_button.rect.center)
+    assert ("act", {"do": "quit"}) not in net.sent  # the first press asks why
+    assert "would end the game now" in scene.notice_text and scene.quit_button.toggled
+    shot(app, tmp_path, "mathable-vote-asks", keep=False)
+    click(app, scene.quit_button.rect.center)
+    assert ("act", {"do": "quit"}) in net.sent
+    events = e.act(seat, {"do": "quit"}, 0.0)
+    over = e.view(seat)
+    assert over["status"] == "over" and over["quit_votes"] == [seat]
+    app.handle({"t": "update", "room": scene.model.room, "seq": 2, "events": events, "view": over})
+    app.step()
+    assert scene.quit_button.label == "Vote quit" and not scene.quit_button.toggled
+    assert not scene.quit_button.enabled and not scene.hint_button.enabled
+    assert not scene.end_button.enabled and not scene.draw_button.enabled
+    shot(app, tmp_path, "mathable-over-buttons", keep=False)
+
+
+def test_a_vote_among_people_is_sent_at_once():
+    e = engine("mathable", seats=2, seed=7)
+    app, net, scene = show(e.view(0), seat=0, names=["ada", "bea"])
+    click(app, scene.quit_button.rect.center)  # bea has not voted: nothing ends yet
+    assert ("act", {"do": "quit"}) in net.sent
+
+
+def test_the_hinted_tile_placed_is_no_longer_marked():
+    """The hint names a tile until it is placed, not to the end of the turn (issue 30
+    item 4, point 8: "the 8 fits somewhere" stayed after the 8 went down)."""
+    e = engine("mathable", seats=2, seed=7)
+    seat = e.to_move
+    app, _, scene = show(e.view(seat), seat=seat)
+    events = [ev for ev in e.act(seat, {"do": "hint"}, 0.0) if ev.get("_to") in (None, seat)]
+    tile = next(ev for ev in events if ev["e"] == "hint")["tile"]
+    assert tile is not None  # this deal has a tile that fits
+    app.handle({"t": "update", "room": scene.model.room, "seq": 2, "events": events,
+                "view": e.view(seat)})  # fmt: skip
+    app.step()
+    assert scene.hinted_tile == tile
+    at = legal_placements(e.view(seat)["board"], tile)[0]
+    events = e.act(seat, {"do": "place", "tile": tile, "at": list(at)}, 0.0)
+    app.handle({"t": "update", "room": scene.model.room, "seq": 3, "events": events,
+                "view": e.view(seat)})  # fmt: skip
+    app.step()
+    assert scene.hinted_tile is None and scene.model.my_turn  # the turn goes on, the hint not
