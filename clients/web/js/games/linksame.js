@@ -1,11 +1,12 @@
 // LinkSame: nine Shisen-Sho stages whose tiles slide after every pair, scored for speed
 // with a shot clock (Timed) or played without a score (Practice). Tiles read as a letter
-// or digit (A..Z, 0..9), each kind with one of nine colours, so the letter tells them apart.
+// or a sign, each kind with one of nine colours, so the label tells them apart. The labels are
+// the other clients' (clients/words.py): no I/1 and no O/0, look-alikes that are different tiles.
 
 import { cellName, describeCommon, h, plural, stat } from "./common.js";
 import { mountShisen } from "./shisen.js";
 
-const LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const LABELS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789#%&@";
 export const MOVEMENT = {
   none: "tiles stay put",
   down: "columns fall down",
