@@ -121,6 +121,12 @@ async def test_sign_out_everywhere_closes_the_other_devices_for_good(
     assert (await bo.call({"t": "set_password", "password": PASSWORD}))["t"] == "password_set"
     await sign_in_with_password(page, "Bo", PASSWORD)
     await lobby_ready(page)
+    await page.get_by_role("button", name="New game").click()  # signed out while playing
+    await page.get_by_label("Game").select_option("lines")
+    await page.get_by_role("button", name="Create").click()
+    await expect(page.locator("section.room")).to_have_attribute("data-seat", "0")
+    await page.get_by_role("button", name="Account").click()  # a dialog open at that moment
+    await expect(page.get_by_role("dialog", name="Account: Bo")).to_be_visible()
     opened = sockets(page)
     context, other = await device(browser, base_url, console_errors)
     try:
@@ -136,7 +142,8 @@ async def test_sign_out_everywhere_closes_the_other_devices_for_good(
     assert await close_code(bo) == CloseCode.SIGNED_OUT
     alert = page.get_by_role("alert")
     await expect(alert).to_contain_text("signed out on another device")
-    await expect(page.get_by_label("Your name")).to_be_visible()
+    await expect(page.get_by_label("Your name")).to_be_focused()
+    await expect(page.get_by_role("dialog", name="Account: Bo")).to_have_count(0)
     assert [(n["name"], n.get("token")) for n in await stored(page)] == [("Bo", None)]
     await asyncio.sleep(2)  # longer than the first reconnect's back-off
     assert opened == [], opened  # no hello again with the dead token

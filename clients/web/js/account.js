@@ -73,6 +73,7 @@ export function refusal(name, err) {
  */
 export function sessionEnded(app, code) {
   const name = app.player;
+  for (const open of document.querySelectorAll("dialog[open]")) open.close(); // its controls are dead
   // a barred name's token comes back to life if the host lifts the bar: it is kept
   if (name && code !== NAME_DISABLED) names.dropToken(name);
   const why = code === NAME_DISABLED
