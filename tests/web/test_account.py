@@ -23,6 +23,7 @@ from tests.web.conftest import watch
 from tests.web.test_shell import ROOM_URL, lobby_ready, sign_in
 
 PASSWORD = "correct horse battery"
+NEW_PASSWORD = "a new one, longer"
 
 
 async def device(browser: Browser, base_url: str, errors: list[str]) -> tuple[BrowserContext, Page]:
@@ -80,13 +81,28 @@ async def test_a_password_set_in_the_page_brings_the_name_to_a_second_device(
     await dialog.get_by_role("button", name="Set password").click()
     await expect(dialog.get_by_role("status")).to_contain_text("Password set")
     await expect(dialog.locator("form [role=alert]")).to_be_empty()  # the error is gone
+    # Changing it needs the current one: without it, or with a wrong one, the server's word.
+    await dialog.get_by_label("New password").fill(NEW_PASSWORD)
+    await dialog.get_by_role("button", name="Set password").click()
+    await expect(dialog.get_by_role("alert")).to_contain_text("old_password")
+    await dialog.get_by_label("Current password").fill("not the password")
+    await dialog.get_by_role("button", name="Set password").click()
+    await expect(dialog.get_by_role("alert")).to_contain_text("not the password")
+    await dialog.get_by_label("Current password").fill(PASSWORD)
+    await dialog.get_by_role("button", name="Set password").click()
+    await expect(dialog.get_by_role("status")).to_contain_text("Password set")
+    assert await dialog.get_by_label("Current password").input_value() == ""  # not kept
     await page.keyboard.press("Escape")
     await expect(dialog).to_have_count(0)
     await expect(account).to_be_focused()
 
     # The server holds it: a hello by name and password is welcomed, with Ada's seat.
     probe = await Raw.open(url)
-    welcome = await probe.call({"t": "hello", "v": 1, "name": "Ada", "password": PASSWORD})
+    old = await probe.call({"t": "hello", "v": 1, "name": "Ada", "password": PASSWORD})
+    assert old["code"] == "bad_password", old
+    await probe.close()
+    probe = await Raw.open(url)
+    welcome = await probe.call({"t": "hello", "v": 1, "name": "Ada", "password": NEW_PASSWORD})
     assert welcome["t"] == "welcome" and room in welcome["rooms"], welcome
     await probe.close()
 
@@ -99,8 +115,8 @@ async def test_a_password_set_in_the_page_brings_the_name_to_a_second_device(
         await prompt.fill("not the password")
         await other.get_by_role("button", name="Sign in").click()
         await expect(other.get_by_role("alert")).to_contain_text(re.compile("password", re.I))
-        await other.get_by_label("Password", exact=True).fill(PASSWORD)
-        await other.get_by_role("button", name="Sign in").click()
+        await other.get_by_label("Password", exact=True).fill(NEW_PASSWORD)
+        await other.keyboard.press("Enter")
         await lobby_ready(other)
         await other.get_by_role("button", name=f"Resume room {room}").click()
         await expect(other.locator("section.room")).to_have_attribute("data-seat", "0")
