@@ -9,6 +9,7 @@ import { Lobby } from "./lobby.js";
 import { RoomScreen } from "./room.js";
 import { ReplayScreen } from "./replay.js";
 import { loadPrefs, savePrefs } from "./prefs.js";
+import { askPassword, openAccount, refusal, sessionEnded } from "./account.js";
 
 class App {
   constructor() {
@@ -86,7 +87,7 @@ class App {
       h("ul", { class: "known-names", "aria-labelledby": "known-h" },
         known.map((k, i) => h("li", {}, h("button", {
           type: "button", class: "name-button", id: `known-${i}`, onclick: () => this.signIn(k.name),
-        }, k.name), h("button", {
+        }, k.name), k.token ? null : h("span", { class: "note" }, "(signed out)"), h("button", {
           // named "Forget", described by the name: the list's one button per name stays the
           // only button whose name holds it
           type: "button", class: "link forget", "aria-describedby": `known-${i}`,
@@ -104,7 +105,9 @@ class App {
     input.focus();
   }
 
-  async signIn(name) {
+  /** Say hello as `name`: with its remembered token, else by name (with `password` when
+   * the player typed one: see account.js). */
+  async signIn(name, password) {
     if (this.conn) this.conn.close();
     const known = names.find(name);
     this.setStatus("connecting");
@@ -112,6 +115,10 @@ class App {
       onPush: (frame, mine) => this.onPush(frame, mine),
       onStatus: (s, detail) => {
         if (conn !== this.conn) return;
+        if (s === "ended" || (s === "refused" && detail && detail.code === "bad_token")) {
+          sessionEnded(this, s === "ended" ? detail : 4001); // signed out elsewhere, or barred
+          return;
+        }
         if (s === "refused") { // the server no longer takes our key: who is playing?
           this.conn = null;
           this.welcome = null;
@@ -126,34 +133,45 @@ class App {
     this.conn = conn;
     let welcome;
     try {
-      welcome = await conn.open(known ? { token: known.token } : { name });
+      welcome = await conn.open(password !== undefined ? { name, password }
+        : known && known.token ? { token: known.token } : { name });
     } catch (err) {
       if (err.code === "bad_token" && known) {
         // The server no longer knows this key (its data was reset): ask for the name anew.
-        names.forget(known.name);
+        names.dropToken(known.name);
         return this.signIn(known.name);
       }
       conn.close();
       this.conn = null;
       this.setStatus("closed");
-      this.askName(err.code === "offline" ? `Cannot reach the server: ${err.message}` : err.message);
+      if (["password_required", "bad_password", "too_many_attempts"].includes(err.code)) {
+        askPassword(this, name, err);
+        return;
+      }
+      this.askName(err.code === "offline" ? `Cannot reach the server: ${err.message}` : refusal(name, err) || err.message);
       return;
     }
     this.welcome = welcome;
     this.games = new Map((welcome.games || []).map((g) => [g.name, g]));
     names.remember(welcome.player, welcome.token);
     fill(this.whoEl, h("span", { class: "me" }, welcome.player),
-      h("button", { type: "button", class: "link", onclick: () => this.changeName() }, "Change name"));
+      h("button", { type: "button", class: "link", onclick: () => this.changeName() }, "Change name"),
+      h("button", { type: "button", class: "link", "aria-haspopup": "dialog", onclick: (ev) => openAccount(this, ev.currentTarget) }, "Account"));
     this.route();
   }
 
   changeName() {
+    this.endSession();
+  }
+
+  /** Leave the server (the connection closed, no reconnect) and ask who plays, saying why. */
+  endSession(message, kind) {
     if (this.conn) this.conn.close();
     this.conn = null;
     this.welcome = null;
     this.setStatus("closed");
-    history.pushState(null, "", "/");
-    this.askName();
+    if (location.pathname !== "/" || location.hash) history.pushState(null, "", "/");
+    this.askName(message, kind);
   }
 
   onResumed(welcome) {

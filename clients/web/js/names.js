@@ -48,3 +48,9 @@ export function remember(name, token) {
 export function forget(name) {
   write(read().filter((x) => fold(x.name) !== fold(name)));
 }
+
+/** Keep `name` in the list but drop its token: the server took it back (signed out here or
+ * everywhere, or the host barred the name). Picking the name again asks for its password. */
+export function dropToken(name) {
+  write(read().map((x) => (fold(x.name) === fold(name) ? { name: x.name, used: x.used } : x)));
+}

@@ -23,6 +23,9 @@ export class ServerError extends Error {
 const KEEPALIVE_MS = 15000; // a ping this often while nothing else is asked ...
 const DEAD_MS = 10000; // ... and a link that answers nothing for this long is dead
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+/** Close codes that end a session for good (PROTOCOL.md, "Close codes"). */
+export const SIGNED_OUT = 4001;
+export const NAME_DISABLED = 4002;
 
 /**
  * One player's link to the server, kept open: `open(hello)` connects and says hello;
@@ -30,7 +33,9 @@ const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
  * then calls `onWelcome(welcome, resumed=true)` so the app can join its rooms again.
  *
  * Callbacks: onPush(frame) for frames without `re` (update, room, chat, reconnect, error
- * pushes), onStatus("online" | "offline" | "connecting", detail), onWelcome(welcome, resumed).
+ * pushes), onStatus("online" | "offline" | "connecting" | "closed", detail), with "refused"
+ * (a hello again after a drop was refused: detail the ServerError) and "ended" (closed with
+ * 4001 or 4002: detail the code; no reconnect follows), onWelcome(welcome, resumed).
  */
 export class Connection {
   constructor({ url = serverUrl(), onPush = () => {}, onStatus = () => {}, onWelcome = () => {} } = {}) {
@@ -57,7 +62,8 @@ export class Connection {
   }
 
   /** Connect and say `hello` (fields without `t`/`id`); resolves with the welcome or rejects
-   * with the ServerError `hello` gave (bad_name, name_taken, ...). */
+   * with the ServerError `hello` gave (bad_name, name_taken, password_required, ...).
+   * A `password` is sent with this first hello only: the welcome's token stands for it. */
   open(hello) {
     this.hello = { t: "hello", v: 1, compact: true, ...hello };
     this.closed = false;
@@ -115,6 +121,13 @@ export class Connection {
         for (const [, p] of this.pending) p.reject(new ServerError("offline", "the connection dropped"));
         this.pending.clear();
         if (!greeted) reject(new ServerError("offline", `cannot reach the server (${code})`));
+        if (code === SIGNED_OUT || code === NAME_DISABLED) {
+          // the token was taken back (signed out elsewhere) or the name barred: a reconnect
+          // with it could only be refused, so none is tried; the app says why
+          this.closed = true;
+          this.onStatus("ended", code);
+          return;
+        }
         if (this.closed) {
           this.onStatus("closed");
           return;
@@ -234,6 +247,8 @@ export class Connection {
         const used = Math.max(1, Math.ceil((frame.rooms || []).length / (this.limits.rooms_per_request || 50)));
         this.tokens += Math.max(0, p.cost - used);
       }
+      // signed out: the server closes this connection next, and it must stay closed
+      if (frame.t === "signed_out") this.closed = true;
       if (frame.t === "error") p.reject(new ServerError(frame.code, frame.message, frame));
       else p.resolve(frame);
       if (frame.t === "update") this.onPush(frame, true); // our own act's update: everyone's news
