@@ -267,7 +267,12 @@ async def run(a: argparse.Namespace) -> dict[str, Any]:
         "seconds": a.seconds,
         "cpu_ms_per_update": {k: round(v, 3) for k, v in per_update.items()},
         "cpu_us_per_update_per_spectator_above_base": above,
-        "page_over_terminal": round(per_update["page"] / per_update["terminal"], 3),
+        # A short run can see no CPU tick at all (/proc counts in 10 ms steps): no ratio then.
+        "page_over_terminal": (
+            round(per_update["page"] / per_update["terminal"], 3)
+            if per_update["terminal"] > 0
+            else None
+        ),
         "goal_page_le_terminal": per_update["page"] <= per_update["terminal"],
         "runs": runs,
     }
