@@ -207,7 +207,8 @@ class App {
 
   /** The tab's title: where the player is, then the site. */
   setTitle(where) {
-    document.title = where ? `${where} — Tilehall` : "Tilehall";
+    const title = where ? `${where} — Tilehall` : "Tilehall";
+    if (document.title !== title) document.title = title; // once per update: write only a change
   }
 
   /** The address of a room: a private one's carries its code in the fragment. */
