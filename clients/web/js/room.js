@@ -224,6 +224,13 @@ export class RoomScreen {
       enumerable: true,
       get() { return (screen.summary && screen.summary.options) || {}; },
     });
+    Object.defineProperty(ctx, "bots", {
+      enumerable: true,
+      get() {
+        const seats = screen.summary && screen.summary.seats;
+        return seats ? seats.flatMap((seat, i) => (seat && seat.bot ? [i] : [])) : null;
+      },
+    });
     this.ctx = ctx;
     const mounted = mountBoard(board, this.boardEl, ctx);
     this.board = mounted.board;

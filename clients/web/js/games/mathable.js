@@ -27,7 +27,7 @@ const KEYS = [
   ["d", "take an earned extra draw"],
   ["x", "exchange: mark tiles, then x again to swap them"],
   ["i", "hint: a rack tile that fits (costs the Hall of Fame)"],
-  ["v", "vote to quit (press twice; once more withdraws it)"],
+  ["v", "vote to quit (twice when it ends the game; once more withdraws it)"],
   ["?", "show or hide these keys"],
 ];
 
@@ -75,12 +75,20 @@ export function mount(root, ctx) {
   controls.add("exchange", "Exchange", () => exchange(), { key: "x" });
   controls.add("cancel", "Cancel", () => { exchanging = null; draw(); });
   controls.add("hint", "Hint", () => send({ do: "hint" }), { key: "i" });
-  // A vote to quit is asked twice: the board cannot tell whether the other seats are people,
-  // and when they are all computers (a solo game) the one vote ends the game at once.
-  // Withdrawing a vote is never asked.
+  // A vote to quit is asked twice when it would end the game at once: every other person at
+  // the table (the seats `ctx.bots` does not name) votes already, or there is none (a solo
+  // game against computers). Otherwise it is one vote among several, sent at once. When the
+  // shell cannot say which seats are computers, it is always asked twice. Withdrawing a vote
+  // is never asked.
+  function voteEndsGame() {
+    const bots = ctx.bots;
+    if (!Array.isArray(bots)) return true;
+    const votes = new Set(view.quit_votes || []);
+    return (view.scores || []).every((_, seat) => seat === ctx.seat || bots.includes(seat) || votes.has(seat));
+  }
   controls.add("vote", "Vote to quit", () => {
     const voted = (view.quit_votes || []).includes(ctx.seat);
-    if (voted || twice.press("vote")) send({ do: "quit", vote: !voted });
+    if (voted || !voteEndsGame() || twice.press("vote")) send({ do: "quit", vote: !voted });
     else ctx.say("Press again to vote to quit: when every person at the table votes, the game ends.");
     drawControls();
   }, { key: "v", tone: "danger" });
