@@ -1,5 +1,6 @@
 """Every board takes every view the protocol allows: a room still waiting for players (no
-board yet, only the fields every game shares), then play, without throwing.
+board yet, only the fields every game shares), then play, a paused game, the end, without
+throwing.
 
 The waiting view is the server's own (a spectator's `watch` of a room with an open seat);
 the boards are the page's own modules, mounted in the real page as the shell mounts them,
@@ -63,7 +64,11 @@ async def test_a_board_takes_a_waiting_rooms_view_then_play(page: Page, url: str
     assert waiting["status"] == "waiting" and "board" not in waiting, waiting
     playing = (await maker.call({"t": "join", "room": room, "seat": 0}))["view"]
     assert playing["status"] == "playing", playing
+    over = (await maker.call({"t": "act", "room": room, "action": {"do": "quit"}}))["view"]
+    assert over["status"] == "over", over
     await maker.close()
+    # a paused game is a playing view with its clock stopped (the room's `paused` says why)
+    paused = {**playing, "paused": True}
     await page.goto("/")
-    problems = await page.evaluate(MOUNT, [game, [waiting, playing]])
+    problems = await page.evaluate(MOUNT, [game, [waiting, playing, paused, over]])
     assert problems == []
