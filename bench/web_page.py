@@ -1,6 +1,6 @@
 """The web client's page: navigation to a usable lobby, and the bytes a visit costs (issue 27).
 
-    .venv/bin/python -m bench.web_page [--runs 21]
+    .venv/bin/python -m bench.web_page [--runs 21] [--web /tmp/web-before]
 
 A real server process (its defaults: the web client on) and headless Debian
 Chromium (tests/web/browser.py), both on loopback. Prints one JSON report.
@@ -176,13 +176,33 @@ def summary(values: list[float]) -> dict[str, float]:
     }
 
 
+class PageServer(ServerProcess):
+    """The server process, serving another copy of clients/web when ``web`` is given (to
+    compare a change of the page with the page as it was, in alternating runs)."""
+
+    def __init__(self, data_dir: Path, web: Path | None) -> None:
+        super().__init__(data_dir)
+        self.web = web
+
+    def command(self) -> list[str]:
+        cmd = super().command()
+        if self.web is None:
+            return cmd
+        start = (
+            "import sys; from pathlib import Path; import tilehall.server.web as web; "
+            f"web.web_folder = lambda: Path({str(self.web.resolve())!r}); "
+            "from tilehall.server.app import main; main(sys.argv[1:])"
+        )
+        return [cmd[0], "-c", start, *cmd[3:]]
+
+
 async def run(a: argparse.Namespace) -> dict[str, Any]:
     if not CHROMIUM.exists():
         raise SystemExit(MISSING.format(path=CHROMIUM))
     from playwright.async_api import async_playwright
 
     with tempfile.TemporaryDirectory(prefix="tilehall-web-") as data:
-        server = ServerProcess(Path(data))
+        server = PageServer(Path(data), a.web)
         server.start()
         url = f"http://127.0.0.1:{server.port}/"
         try:
@@ -231,6 +251,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--timeout", type=float, default=30.0, help="seconds to wait for the lobby (default 30)"
     )
+    p.add_argument("--web", type=Path, help="serve this copy of clients/web instead")
     return p.parse_args(argv)
 
 

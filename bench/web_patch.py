@@ -12,6 +12,7 @@ is printed::
 
     python -m bench.web_patch                 # one game, every update of it, 5 passes
     python -m bench.web_patch --games 3 --passes 10 --json
+    python -m bench.web_patch --web /tmp/web-before   # another copy of clients/web, to compare
 
 The figures go in tests/perf/RESULTS.md ("Web client (issue 27)", "Patch and redraw").
 """
@@ -30,6 +31,7 @@ from typing import Any
 import msgpack
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
+from tilehall.server.web import WebFiles
 from websockets.asyncio.client import connect
 
 from tests.web.browser import CHROMIUM, MISSING, launch
@@ -127,7 +129,7 @@ def summary(ms: list[float]) -> dict[str, float]:
     }
 
 
-async def run(games: int, passes: int) -> dict[str, Any]:
+async def run(games: int, passes: int, web: Path | None = None) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     if not CHROMIUM.exists():
@@ -137,6 +139,8 @@ async def run(games: int, passes: int) -> dict[str, Any]:
             Config(port=0, data_dir=Path(data), limits=Limits(bot_delay=0, ping_interval=None))
         )
         await server.start()
+        if web is not None:
+            server.web = WebFiles.load(web)
         try:
             recorded = await record(server.port, games)
             async with async_playwright() as pw:
@@ -163,8 +167,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1, help="all-COMP games to record")
     parser.add_argument("--passes", type=int, default=5, help="times each game is replayed")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--web", type=Path, help="serve this copy of clients/web instead")
     args = parser.parse_args(argv)
-    result = asyncio.run(run(args.games, args.passes))
+    result = asyncio.run(run(args.games, args.passes, args.web))
     if args.json:
         print(json.dumps(result, indent=1))
         return

@@ -81,6 +81,11 @@ CACHE_CONTROL = "no-cache"
 _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 """One part of a served file's path: no dotfiles, nothing that needs encoding."""
 
+NOT_SERVED = frozenset({"screenshots"})
+"""Folders at the top of the web folder that are not the page's: ``screenshots`` are the
+README's pictures (about 0.8 MB), never asked for by the page, and so neither served nor
+shipped (pyproject.toml's ``exclude-package-data``)."""
+
 _ROOM_PAGE = re.compile(r"/r/[A-Za-z0-9_-]{1,64}/?")
 """A room's own address: room ids and private codes are URL-safe base64 or ``r`` + hex."""
 
@@ -207,15 +212,19 @@ class WebFiles:
         """Read every servable file under ``folder`` (default: the installed web folder).
 
         A dotfile or dot-folder, a name that would need encoding, a kind not in
-        :data:`CONTENT_TYPES` and a symlink that leads out of the folder are left
-        out: they can never be asked for. Folders behind symlinks are not entered.
+        :data:`CONTENT_TYPES`, a folder of :data:`NOT_SERVED` and a symlink that leads
+        out of the folder are left out: they can never be asked for. Folders behind
+        symlinks are not entered.
         """
         folder = folder or web_folder()
         root = folder.resolve()
         files: dict[str, WebFile] = {}
         for top, dirs, names in os.walk(root):
             here = Path(top)
-            dirs[:] = sorted(d for d in dirs if _NAME.fullmatch(d))
+            top_level = here == root
+            dirs[:] = sorted(
+                d for d in dirs if _NAME.fullmatch(d) and not (top_level and d in NOT_SERVED)
+            )
             for name in sorted(names):
                 path = here / name
                 if not _NAME.fullmatch(name) or path.suffix not in CONTENT_TYPES:

@@ -8,13 +8,14 @@ install it: a skipped browser test would make a green run out of a missing step.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser
+    from playwright.async_api import Browser, Page
 
 CHROMIUM = Path("/usr/bin/chromium")
 """Debian's Chromium (apt package ``chromium``)."""
@@ -58,3 +59,25 @@ async def launch(playwright: Any, path: Path = CHROMIUM) -> Browser:
         executable_path=str(chromium(path)), args=CHROMIUM_ARGS, headless=True
     )
     return browser
+
+
+async def until(page: Page, expression: str, timeout: float = 20.0) -> None:
+    """Wait until the JavaScript ``expression`` is true in the page.
+
+    The one way the web tests wait on a page condition. Not ``page.wait_for_function``:
+    Playwright compiles a string given to it with eval inside the page, which the page's
+    CSP refuses, so it fails at random (whenever the first try is not already true).
+    ``page.evaluate`` goes through the DevTools protocol, which the CSP does not govern.
+    A navigation in between (the page's context replaced) is waited out, not an error.
+    """
+    from playwright.async_api import Error
+
+    async with asyncio.timeout(timeout):
+        while True:
+            try:
+                if await page.evaluate(expression):
+                    return
+            except Error as err:
+                if "context was destroyed" not in str(err) and "navigat" not in str(err):
+                    raise
+            await asyncio.sleep(0.05)

@@ -14,7 +14,7 @@ from tilehall.server.app import Server
 from tilehall.server.web import WebFiles
 
 from tests.helpers import Raw
-from tests.web.browser import chromium
+from tests.web.browser import chromium, until
 
 
 async def test_the_page_loads_with_no_errors(page: Page, base_url: str):
@@ -91,7 +91,7 @@ async def test_the_csp_blocks_inline_script_and_eval(
     (tmp_path / "probe.js").write_text(PROBE)
     server.web = WebFiles.load(tmp_path)
     await page.goto("/")
-    await page.wait_for_function("document.title !== 'probe'")
+    await until(page, "document.title !== 'probe'")
     assert await page.title() == "inline blocked, eval blocked, Function blocked"
     assert await page.evaluate("window.inline_handler") is None
     blocked = [e for e in console_errors if "Content Security Policy" in e]

@@ -11,6 +11,7 @@ from playwright.async_api import Page
 from tilehall.server.app import Server
 from tilehall.server.games.mathable import legal_placements
 
+from tests.helpers import Raw
 from tests.web.games import (
     View,
     Watcher,
@@ -237,4 +238,23 @@ async def test_mathable_hidden_racks_clock_and_exchange_by_keyboard(
     await w.until(lambda v: any(e.get("e") == "turn_ended" and e["seat"] == 0 for e in w.events))
     ended = next(e for e in w.events if e.get("e") == "turn_ended" and e["seat"] == 0)
     assert ended["reason"] == "exchange"
+    await w.close()
+
+
+async def test_mathable_quit_vote_among_people_is_sent_at_once(page: Page, url: str):
+    """With another person at the table, one vote does not end the game: no second press."""
+    room = await create(url, "mathable", seats=[None, None])
+    w = await Watcher.open(url, room)
+    other = await Raw.open(url, "Other")
+    assert (await other.call({"t": "join", "room": room, "seat": 1}))["t"] == "joined"
+    await take_seat(page, room, seat=1)  # the page's is the last seat taken: play starts
+    await w.until(lambda v: v["status"] == "playing")
+    # the shell knows the seats (and so which are computers) from the room's summary
+    await page.locator(".seats").get_by_text("Other").wait_for()
+    await page.get_by_role("button", name="Vote to quit").click()
+    view = await w.until(lambda v: v["quit_votes"] == [0])
+    assert view["status"] == "playing"
+    await page.get_by_role("button", name="Withdraw quit vote").click()
+    await w.until(lambda v: v["quit_votes"] == [])
+    await other.close()
     await w.close()

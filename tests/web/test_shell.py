@@ -18,6 +18,7 @@ from tilehall.server.bots import find_bot
 from tilehall.server.config import Config, Limits
 
 from tests.helpers import Raw
+from tests.web.browser import until
 from tests.web.conftest import watch
 
 ROOM_URL = re.compile(r"/r/([^/#?]+)")
@@ -28,14 +29,6 @@ async def sign_in(page: Page, name: str, path: str = "/") -> None:
     await page.goto(path)
     await page.get_by_label("Your name").fill(name)
     await page.get_by_role("button", name="Play").click()
-
-
-async def until(page: Page, expression: str, timeout: float = 20.0) -> None:
-    """Wait until ``expression`` is true in the page. (Not ``wait_for_function``: its
-    polling evaluates a string, which the page's CSP refuses as eval.)"""
-    async with asyncio.timeout(timeout):
-        while not await page.evaluate(expression):
-            await asyncio.sleep(0.05)
 
 
 async def lobby_ready(page: Page) -> None:

@@ -222,6 +222,18 @@ async def test_files_beside_and_inside_the_folder_that_are_not_its_own_are_404(
         assert b"SECRET" not in reply.body
 
 
+async def test_the_readme_screenshots_are_not_served(server: Server):
+    """clients/web/screenshots are the README's pictures, not the page's: a 404 like any
+    file the folder does not serve, though the file is there."""
+    assert (WEB / "screenshots" / "lobby.png").is_file()
+    for target in ["/screenshots/lobby.png", "/screenshots/mathable.png"]:
+        reply = await request(server.port, target)
+        assert reply.status == 404, target
+    assert server.web is not None
+    assert not [path for path in server.web.files if path.startswith("/screenshots/")]
+    assert "/css/app.css" in server.web.files  # the rest is served
+
+
 async def test_methods_other_than_get_and_head_are_refused(server: Server):
     for method in ("POST", "PUT", "DELETE", "OPTIONS"):
         reply = await request(server.port, "/", method=method)

@@ -2,7 +2,7 @@
 // Routes: "/" the lobby, "/r/ROOM" a room (a private one's code in the fragment,
 // "#code=XYZ", so it never reaches a server log), "/#replay=ROOM" a finished game's replay.
 
-import { Connection } from "./net.js";
+import { Connection, preconnect } from "./net.js";
 import * as names from "./names.js";
 import { h, fill, modal } from "./dom.js";
 import { Lobby } from "./lobby.js";
@@ -225,7 +225,8 @@ class App {
 
   /** The tab's title: where the player is, then the site. */
   setTitle(where) {
-    document.title = where ? `${where} — Tilehall` : "Tilehall";
+    const title = where ? `${where} — Tilehall` : "Tilehall";
+    if (document.title !== title) document.title = title; // once per update: write only a change
   }
 
   /** The address of a room: a private one's carries its code in the fragment. */
@@ -274,6 +275,7 @@ class App {
   }
 }
 
+preconnect(); // the socket's handshakes meanwhile: the name prompt is up next
 const app = new App();
 // For debugging from the console only; the tests read the server's state themselves.
 globalThis.tilehall = app;

@@ -20,6 +20,33 @@ export class ServerError extends Error {
   }
 }
 
+let early = null;
+
+/**
+ * Open the page's socket now, before anyone has said who plays: the TCP and WebSocket
+ * handshakes then overlap the name prompt (or a remembered name's click) instead of
+ * following it. The server waits for `hello` as long as it takes; the first `Connection`
+ * takes this socket, and one that closed meanwhile is simply replaced.
+ */
+export function preconnect(url = serverUrl()) {
+  try {
+    early = new WebSocket(url);
+    early.binaryType = "arraybuffer";
+  } catch {
+    early = null; // a bad address: the connection will say so itself
+  }
+}
+
+function takeEarly(url) {
+  const ws = early;
+  early = null;
+  if (!ws || ws.readyState > WebSocket.OPEN || ws.url !== new URL(url).href) {
+    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000);
+    return null;
+  }
+  return ws;
+}
+
 const KEEPALIVE_MS = 15000; // a ping this often while nothing else is asked ...
 const DEAD_MS = 10000; // ... and a link that answers nothing for this long is dead
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
@@ -73,9 +100,9 @@ export class Connection {
   _connect(resumed) {
     return new Promise((resolve, reject) => {
       this.onStatus("connecting");
-      let ws;
+      let ws = takeEarly(this.url);
       try {
-        ws = new WebSocket(this.url);
+        ws = ws || new WebSocket(this.url);
       } catch (err) {
         reject(new ServerError("offline", String(err)));
         return;
@@ -114,6 +141,7 @@ export class Connection {
       };
       ws.onmessage = (ev) => { if (this.ws === ws) this._receive(ev.data); };
       ws.onclose = (ev) => ws.drop(ev.code);
+      if (ws.readyState === WebSocket.OPEN) ws.onopen(); // the early socket, open already
       ws.drop = (code) => {
         if (this.ws !== ws) return;
         this.ws = null;

@@ -64,6 +64,12 @@ export class RoomScreen {
         h("aside", { class: "side" },
           h("h3", {}, "Seats"), this.seatsEl,
           h("h3", {}, "Log"), this.logEl, this.chatForm))));
+    // Whether the log is scrolled to its end, kept as the reader scrolls: a new line reads
+    // no layout (a read after the board's writes would force a layout per event).
+    this.logAtEnd = true;
+    this.logEl.addEventListener("scroll", () => {
+      this.logAtEnd = this.logEl.scrollHeight - this.logEl.scrollTop - this.logEl.clientHeight < 40;
+    }, { passive: true });
     this.tick = setInterval(() => this.showCountdown(), 1000);
     this.enter();
   }
@@ -218,6 +224,13 @@ export class RoomScreen {
       enumerable: true,
       get() { return (screen.summary && screen.summary.options) || {}; },
     });
+    Object.defineProperty(ctx, "bots", {
+      enumerable: true,
+      get() {
+        const seats = screen.summary && screen.summary.seats;
+        return seats ? seats.flatMap((seat, i) => (seat && seat.bot ? [i] : [])) : null;
+      },
+    });
     this.ctx = ctx;
     const mounted = mountBoard(board, this.boardEl, ctx);
     this.board = mounted.board;
@@ -338,10 +351,14 @@ export class RoomScreen {
   }
 
   log(text, kind = "event") {
-    const atEnd = this.logEl.scrollHeight - this.logEl.scrollTop - this.logEl.clientHeight < 40;
     this.logEl.append(h("p", { class: `entry entry-${kind}` }, text));
     while (this.logEl.childElementCount > LOG_MAX) this.logEl.firstElementChild.remove();
-    if (atEnd) this.logEl.scrollTop = this.logEl.scrollHeight;
+    if (this.logAtEnd && !this.logScroll) { // once a frame, however many lines came
+      this.logScroll = requestAnimationFrame(() => {
+        this.logScroll = 0;
+        this.logEl.scrollTop = this.logEl.scrollHeight;
+      });
+    }
   }
 
   noteClock(view) {
@@ -356,7 +373,8 @@ export class RoomScreen {
     const s = this.summary;
     const v = this.view;
     const game = (s && s.game) || (v && v.game);
-    this.titleEl.textContent = `${this.app.title(game)} — room ${this.room}`;
+    const title = `${this.app.title(game)} — room ${this.room}`;
+    if (this.titleEl.textContent !== title) this.titleEl.textContent = title;
     const turn = v && v.status === "playing" && this.seat !== null && v.to_move === this.seat;
     this.app.setTitle(`${turn ? "Your turn · " : ""}${this.app.title(game)} ${this.room}`);
     const status = v ? v.status : s && s.status;
@@ -367,7 +385,8 @@ export class RoomScreen {
     if (s && s.private) bits.push("private");
     if (s) bits.push(`${s.spectators} watching`);
     bits.push(this.seat === null ? "you are watching" : `you are seat ${this.seat + 1}`);
-    fill(this.infoEl, bits.join(" · "));
+    const info = bits.join(" · ");
+    if (this.infoEl.textContent !== info) this.infoEl.textContent = info;
     if (s && s.suspended) this.banner("The room is being restored; moves wait until it is back.");
     else if (s && status === "playing" && s.paused) {
       const why = { away: "its players are away", player: "a player paused it", unwatched: "nobody is watching" }[s.paused] || s.paused;
@@ -375,19 +394,22 @@ export class RoomScreen {
     } else this.banner(null);
     this.showSeats();
     this.showCountdown();
-    this.replayBtn.hidden = status !== "over";
-    this.chatForm.hidden = false;
+    if (this.replayBtn.hidden !== (status !== "over")) this.replayBtn.hidden = status !== "over";
+    if (this.chatForm.hidden) this.chatForm.hidden = false;
   }
 
   banner(text) {
-    this.bannerEl.hidden = !text;
-    this.bannerEl.textContent = text || "";
+    if (this.bannerEl.hidden !== !text) this.bannerEl.hidden = !text;
+    if (this.bannerEl.textContent !== (text || "")) this.bannerEl.textContent = text || "";
   }
 
+  /** The seats, each line built again only when its words change (a score, whose turn):
+   * an update does not rebuild the list. */
   showSeats() {
     const v = this.view;
     const seats = this.summary ? this.summary.seats : (v && v.scores ? v.scores.map(() => null) : []);
-    const items = seats.map((s, i) => {
+    const kept = this.seatLines || (this.seatLines = []);
+    seats.forEach((s, i) => {
       const name = s ? (s.name || "open seat") : `seat ${i + 1}`;
       const turn = v && v.status === "playing" && v.to_move === i;
       const bits = [];
@@ -396,14 +418,19 @@ export class RoomScreen {
       if (s && s.taken && !s.bot && !s.connected) bits.push("away");
       if (i === this.seat) bits.push("you");
       const score = v && v.status !== "waiting" && v.scores && v.scores[i] !== undefined ? ` — ${v.scores[i]}` : "";
-      return h("li", { class: turn ? "seat turn" : "seat", "aria-current": turn ? "true" : null },
+      const sig = JSON.stringify([name, turn, bits, score]);
+      if (kept[i] && kept[i].sig === sig && kept[i].el.parentNode === this.seatsEl) return;
+      const li = h("li", { class: turn ? "seat turn" : "seat", "aria-current": turn ? "true" : null },
         h("span", { class: "seat-n" }, `${i + 1}.`), " ",
         h("span", { class: "seat-name" }, name),
         bits.length ? h("span", { class: "seat-tags" }, ` (${bits.join(", ")})`) : null,
         score,
         turn ? h("span", { class: "turn-mark" }, " — to move") : null);
+      if (kept[i] && kept[i].el.parentNode === this.seatsEl) kept[i].el.replaceWith(li);
+      else this.seatsEl.append(li);
+      kept[i] = { sig, el: li };
     });
-    fill(this.seatsEl, items);
+    while (kept.length > seats.length) kept.pop().el.remove();
   }
 
   /** A quick-match room tells when COMP players take its open seats: count down to it. */

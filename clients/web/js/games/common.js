@@ -252,13 +252,15 @@ export class Controls {
     return this.buttons.get(name);
   }
 
+  /** Change only what differs: a write of the same value still dirties the style. */
   set(name, { enabled, label, pressed, hidden } = {}) {
     const b = this.buttons.get(name);
     if (!b) return;
-    if (enabled !== undefined) b.disabled = !enabled;
+    if (enabled !== undefined && b.disabled !== !enabled) b.disabled = !enabled;
     if (label !== undefined && b.textContent !== label) b.textContent = label;
-    if (pressed !== undefined) b.setAttribute("aria-pressed", pressed ? "true" : "false");
-    if (hidden !== undefined) b.hidden = hidden;
+    const p = pressed ? "true" : "false";
+    if (pressed !== undefined && b.getAttribute("aria-pressed") !== p) b.setAttribute("aria-pressed", p);
+    if (hidden !== undefined && b.hidden !== hidden) b.hidden = hidden;
   }
 }
 
@@ -311,8 +313,94 @@ export function mmss(seconds) {
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 }
 
+// -- drawing only what changed ---------------------------------------------------------------
+
+const KEPT = new WeakMap();
+
+/**
+ * Fill `parent` with the elements of `items` ({key, sig, build}), building again only the
+ * items whose `sig` differs from the last call's for the same key and moving nothing when
+ * the order is the same: an update redraws the one score that changed, not the panel (which
+ * would make the browser style and lay out every child again, on every update).
+ */
+export function keep(parent, items) {
+  const old = KEPT.get(parent) || new Map();
+  const next = new Map();
+  const els = [];
+  for (const { key, sig, build } of items) {
+    let entry = old.get(key);
+    if (!entry || entry.sig !== sig) entry = { sig, el: build() };
+    next.set(key, entry);
+    els.push(entry.el);
+  }
+  KEPT.set(parent, next);
+  place(parent, els);
+}
+
+/**
+ * Make `els` the children of `parent` with the fewest moves: a child no longer wanted goes,
+ * a new one goes in at its place, and the others stay where they are (`replaceChildren`
+ * would take every child out and put it back, and the browser lays out each again).
+ */
+export function place(parent, els) {
+  const kids = parent.childNodes;
+  let same = kids.length === els.length;
+  for (let i = 0; same && i < els.length; i++) same = kids[i] === els[i];
+  if (same) return;
+  const wanted = new Set(els);
+  for (const kid of [...kids]) if (!wanted.has(kid)) kid.remove();
+  for (let i = 0; i < els.length; i++) {
+    const at = kids[i];
+    if (at !== els[i]) parent.insertBefore(els[i], at || null);
+  }
+}
+
+/** Set (or, for null, remove) an attribute only when it differs. */
+export function attr(el, name, value) {
+  if (value === null || value === undefined) {
+    if (el.hasAttribute(name)) el.removeAttribute(name);
+  } else if (el.getAttribute(name) !== value) {
+    el.setAttribute(name, value);
+  }
+}
+
+/** Set an element's text only when it differs (a same-text write still relays it out). */
+export function setText(el, text) {
+  const only = el.firstChild;
+  if (only && only === el.lastChild && only.nodeType === Node.TEXT_NODE) {
+    if (only.data !== text) only.data = text; // the same text node: no node out and in
+  } else if (el.textContent !== text) {
+    el.textContent = text;
+  }
+}
+
 /** A labelled number in the side panel. */
 export function stat(label, value, cls = "") {
+  return statEl(label, value, cls);
+}
+
+/** Labelled numbers kept from one update to the next, as items of `keep`: a new value
+ * changes the number's text, not the element. */
+export class Stats {
+  constructor() {
+    this.els = new Map();
+  }
+
+  item(label, value, cls = "") {
+    let kept = this.els.get(label);
+    if (!kept) {
+      const el = statEl(label, value, cls);
+      kept = { el, value: el.lastChild };
+      this.els.set(label, kept);
+    }
+    const want = `tb-stat ${cls}`;
+    if (kept.el.className !== want) kept.el.className = want;
+    setText(kept.value, String(value));
+    return { key: `stat:${label}`, sig: "", build: () => kept.el };
+  }
+}
+
+function statEl(label, value, cls) {
   return h("div", { class: `tb-stat ${cls}` }, h("span", { class: "tb-stat-label", text: label }), h("span", { class: "tb-stat-value", text: String(value) }));
 }
 

@@ -7,7 +7,8 @@
 // only until the server answers, and a refusal puts the board back as the last view had it.
 
 import {
-  Controls, Grid, ServerClock, Twice, cap, cellName, describeCommon, frame, h, mmss, plural, seatName, sender, stat,
+  Controls, Grid, ServerClock, Twice, attr, cap, cellName, describeCommon, frame, h, keep, mmss, place, plural, seatName,
+  sender, setText, Stats,
 } from "./common.js";
 
 const SIZE = 14;
@@ -26,7 +27,7 @@ const KEYS = [
   ["d", "take an earned extra draw"],
   ["x", "exchange: mark tiles, then x again to swap them"],
   ["i", "hint: a rack tile that fits (costs the Hall of Fame)"],
-  ["v", "vote to quit (press twice; once more withdraws it)"],
+  ["v", "vote to quit (twice when it ends the game; once more withdraws it)"],
   ["?", "show or hide these keys"],
 ];
 
@@ -74,12 +75,20 @@ export function mount(root, ctx) {
   controls.add("exchange", "Exchange", () => exchange(), { key: "x" });
   controls.add("cancel", "Cancel", () => { exchanging = null; draw(); });
   controls.add("hint", "Hint", () => send({ do: "hint" }), { key: "i" });
-  // A vote to quit is asked twice: the board cannot tell whether the other seats are people,
-  // and when they are all computers (a solo game) the one vote ends the game at once.
-  // Withdrawing a vote is never asked.
+  // A vote to quit is asked twice when it would end the game at once: every other person at
+  // the table (the seats `ctx.bots` does not name) votes already, or there is none (a solo
+  // game against computers). Otherwise it is one vote among several, sent at once. When the
+  // shell cannot say which seats are computers, it is always asked twice. Withdrawing a vote
+  // is never asked.
+  function voteEndsGame() {
+    const bots = ctx.bots;
+    if (!Array.isArray(bots)) return true;
+    const votes = new Set(view.quit_votes || []);
+    return (view.scores || []).every((_, seat) => seat === ctx.seat || bots.includes(seat) || votes.has(seat));
+  }
   controls.add("vote", "Vote to quit", () => {
     const voted = (view.quit_votes || []).includes(ctx.seat);
-    if (voted || twice.press("vote")) send({ do: "quit", vote: !voted });
+    if (voted || !voteEndsGame() || twice.press("vote")) send({ do: "quit", vote: !voted });
     else ctx.say("Press again to vote to quit: when every person at the table votes, the game ends.");
     drawControls();
   }, { key: "v", tone: "danger" });
@@ -218,8 +227,8 @@ export function mount(root, ctx) {
 
   function activateSquare(r, c) {
     if (picked === null) {
-      const v = view.board[r][c];
-      const kind = view.squares[r][c];
+      const v = valueAt(r, c);
+      const kind = ((view.squares || [])[r] || [])[c];
       ctx.say(v !== null ? `${cellName([r, c])} holds ${v}.` : `Pick a rack tile first${kind ? ` (${cellName([r, c])} is a ${SQUARE_NAMES[kind]} square)` : ""}.`);
       return;
     }
@@ -234,8 +243,8 @@ export function mount(root, ctx) {
     }
     const tile = rack()[index];
     if (tile === undefined) return;
-    if (view.board[r][c] !== null) {
-      ctx.say(`${cellName([r, c])} already holds ${view.board[r][c]}.`);
+    if (valueAt(r, c) !== null) {
+      ctx.say(`${cellName([r, c])} already holds ${valueAt(r, c)}.`);
       drawRack();
       return;
     }
@@ -254,26 +263,52 @@ export function mount(root, ctx) {
     drawControls();
   }
 
+  // What each square shows now, as a string, so that an update touches only the squares
+  // whose number, look or words changed (a placement: one or two of the 196).
+  let shownCells = null;
+  let shownFor = null;
+
+  /** The number on a square: the view's (none before play starts), else the pending tile's. */
+  function valueAt(r, c) {
+    const row = view.board && view.board[r];
+    return row ? row[c] ?? null : null;
+  }
+
   function drawBoard() {
     const board = view.board || [];
     const squares = view.squares || [];
     grid.shape(board.length || SIZE, (board[0] || []).length || SIZE);
+    if (shownFor !== grid.cells) {
+      shownFor = grid.cells;
+      shownCells = grid.cells.map((row) => row.map(() => null));
+    }
     const placed = new Set(((view.turn && view.turn.placed) || []).map(([r, c]) => `${r},${c}`));
     for (let r = 0; r < grid.rows; r++) {
       for (let c = 0; c < grid.cols; c++) {
-        const cell = grid.cell(r, c);
         const key = `${r},${c}`;
         const kind = (squares[r] || [])[c] || "";
-        let value = board[r][c];
+        let value = valueAt(r, c);
         const isPending = pending && pending.r === r && pending.c === c && value === null;
         if (isPending) value = pending.tile;
+        const has = value !== null && value !== undefined;
+        const look = !has ? "" : isPending ? "p" : placed.has(key) ? "t" : recent.has(key) ? "r" : "-";
+        const sig = `${kind}|${has ? value : ""}|${look}`;
+        if (shownCells[r][c] === sig) continue;
+        shownCells[r][c] = sig;
+        const cell = grid.cell(r, c);
         cell.className = `tb-cell tb-sq${kind ? ` tb-sq-${{ "3x": "x3", "2x": "x2" }[kind] || "op"}` : ""}${grid.cursor[0] === r && grid.cursor[1] === c ? " tb-cursor" : ""}`;
         const name = cellName([r, c]);
         const kindWords = kind ? `, ${SQUARE_NAMES[kind]} square` : "";
-        if (value !== null && value !== undefined) {
-          const cls = isPending ? " tb-pending" : placed.has(key) ? " tb-this-turn" : recent.has(key) ? " tb-recent" : "";
-          cell.replaceChildren(h("span", { class: `tb-number${cls}`, text: String(value) }));
-          const note = isPending ? ", waiting for the server" : placed.has(key) ? ", placed this turn" : recent.has(key) ? ", placed lately" : "";
+        if (has) {
+          const cls = `tb-number${{ p: " tb-pending", t: " tb-this-turn", r: " tb-recent" }[look] || ""}`;
+          const tile = cell.firstElementChild;
+          if (tile && tile.classList.contains("tb-number")) { // a tile's look changes: the same span
+            if (tile.className !== cls) tile.className = cls;
+            setText(tile, String(value));
+          } else {
+            cell.replaceChildren(h("span", { class: cls, text: String(value) }));
+          }
+          const note = { p: ", waiting for the server", t: ", placed this turn", r: ", placed lately" }[look] || "";
           cell.setAttribute("aria-label", `${name}, ${value}${note}`);
         } else {
           cell.replaceChildren(kind ? h("span", { class: "tb-sq-label", text: SQUARE_LABELS[kind] }) : "");
@@ -289,36 +324,69 @@ export function mount(root, ctx) {
     const shown = view.racks && owner !== null && owner !== undefined && view.racks[owner] !== null;
     const mineRack = owner === ctx.seat && ctx.seat !== null;
     const label = mineRack ? "Your rack" : owner !== null && owner !== undefined ? `Rack of ${seatName(owner, view)}` : "";
-    rackLabel.textContent = label;
-    rackEl.setAttribute("aria-label", label || "Rack");
-    const buttons = [];
+    setText(rackLabel, label);
+    if (rackEl.getAttribute("aria-label") !== (label || "Rack")) rackEl.setAttribute("aria-label", label || "Rack");
+    drawNote(tiles);
+    // the buttons again only when something they show changed (and the focus stays put)
+    const away = pending ? pending.index : drag && drag.moved ? drag.index : null;
+    const sig = JSON.stringify([shown ? tiles : null, shown ? null : (view.rack_sizes || [])[owner] ?? null, picked,
+      exchanging ? [...exchanging] : null, hinted, away, mineRack, view.status]);
+    if (sig === shownRack) return;
+    shownRack = sig;
+    // The buttons are kept and changed in place: a placement changes one tile's number,
+    // and only that tile is laid out again.
+    const els = [];
     if (shown) {
       tiles.forEach((tile, i) => {
         const isPicked = picked === i && !exchanging;
         const marked = exchanging && exchanging.has(i);
-        const away = (pending && pending.index === i) || (drag && drag.moved && drag.index === i);
-        const cls = ["tb-rack-tile", isPicked ? "tb-picked" : "", marked ? "tb-marked" : "", tile === hinted && mineRack ? "tb-hinted" : "", away ? "tb-away" : ""].filter(Boolean).join(" ");
+        const gone = away === i;
+        const cls = ["tb-rack-tile", isPicked ? "tb-picked" : "", marked ? "tb-marked" : "", tile === hinted && mineRack ? "tb-hinted" : "", gone ? "tb-away" : ""].filter(Boolean).join(" ");
         const words = `${tile}${isPicked ? ", picked" : ""}${marked ? ", to exchange" : ""}${tile === hinted && mineRack ? ", fits somewhere (hint)" : ""}`;
-        const b = h("button", {
-          type: "button", class: cls, "aria-label": `Rack tile ${i + 1}: ${words}`,
-          "aria-pressed": mineRack ? String(!!(isPicked || marked)) : undefined,
-          disabled: !mineRack || view.status !== "playing" ? true : undefined,
-        }, h("span", { class: "tb-number", text: String(tile) }));
-        b.dataset.index = i;
-        buttons.push(b);
+        if (!rackButtons[i]) {
+          rackButtons[i] = h("button", { type: "button" }, h("span", { class: "tb-number" }));
+          rackButtons[i].dataset.index = i;
+        }
+        const b = rackButtons[i];
+        if (b.className !== cls) b.className = cls;
+        attr(b, "aria-label", `Rack tile ${i + 1}: ${words}`);
+        attr(b, "aria-pressed", mineRack ? String(!!(isPicked || marked)) : null);
+        const disabled = !mineRack || view.status !== "playing";
+        if (b.disabled !== disabled) b.disabled = disabled;
+        setText(b.firstChild, String(tile));
+        els.push(b);
       });
     } else if (owner !== null && owner !== undefined && view.rack_sizes) {
-      for (let i = 0; i < (view.rack_sizes[owner] || 0); i++) buttons.push(h("span", { class: "tb-rack-back", "aria-label": "hidden tile" }));
+      for (let i = 0; i < (view.rack_sizes[owner] || 0); i++) {
+        if (!rackBacks[i]) rackBacks[i] = h("span", { class: "tb-rack-back", "aria-label": "hidden tile" });
+        els.push(rackBacks[i]);
+      }
     }
-    rackEl.replaceChildren(...buttons);
+    place(rackEl, els);
+  }
+
+  const rackButtons = [];
+  const rackBacks = [];
+  let shownRack = null;
+
+  function drawNote(tiles) {
     let note = "";
     if (exchanging) note = `Exchange ${exchanging.size}: mark tiles, then Swap (Escape cancels).`;
     else if (mine() && hinted !== null && hinted !== undefined) note = `Hint: the ${hinted} fits somewhere.`;
     else if (mine() && picked === null) note = "Your turn: drag a tile to the board, or pick one (1-7) and then a square.";
     else if (mine() && picked !== null) note = `The ${tiles[picked]} is picked: choose a square.`;
-    rackNote.textContent = note;
+    setText(rackNote, note);
   }
 
+  // The bag's tiles, kept (not rebuilt) so that a reader who opened it keeps it open.
+  const unseenList = h("div", { class: "tb-unseen-list" });
+  const unseenSummary = h("summary");
+  const unseenBox = h("details", { class: "tb-unseen" }, unseenSummary, unseenList);
+
+  const seatBoxes = [];
+  const stats = new Stats();
+
+  /** The side panel, item by item: only an item whose words changed is built again. */
   function drawSide() {
     const scores = view.scores || [];
     const votes = new Set(view.quit_votes || []);
@@ -329,50 +397,81 @@ export function mount(root, ctx) {
       const flags = [toMove ? "to move" : "", standins.has(seat) ? "computer stands in" : "", votes.has(seat) ? "votes to quit" : "", hintedSeats.has(seat) ? "hinted" : ""].filter(Boolean);
       const r = (view.racks || [])[seat];
       const size = (view.rack_sizes || [])[seat] || 0;
-      const tiles = r ? r.map((t) => h("span", { class: "tb-mini", text: String(t) })) : Array.from({ length: size }, () => h("span", { class: "tb-mini tb-mini-back" }));
       const who = seat === ctx.seat ? `Seat ${seat + 1} (you)` : `Seat ${seat + 1}`;
-      return h("div", { class: `tb-seat${toMove ? " tb-to-move" : ""}`, "aria-label": `${who}: ${score} points${flags.length ? `, ${flags.join(", ")}` : ""}${r ? `, rack ${r.join(" ")}` : `, ${plural(size, "hidden tile")}`}` },
-        h("div", { class: "tb-seat-head" }, h("span", { class: "tb-seat-name", text: who }), h("span", { class: "tb-seat-score", text: String(score) })),
-        flags.length ? h("div", { class: "tb-seat-flags", text: flags.join(" · ") }) : null,
-        h("div", { class: "tb-seat-rack" }, tiles));
+      // each seat's box is kept and its parts changed in place (a score, a rack tile)
+      if (!seatBoxes[seat]) {
+        const name = h("span", { class: "tb-seat-name" });
+        const points = h("span", { class: "tb-seat-score" });
+        const flagsEl = h("div", { class: "tb-seat-flags" });
+        const minis = h("div", { class: "tb-seat-rack" });
+        seatBoxes[seat] = { el: h("div", {}, h("div", { class: "tb-seat-head" }, name, points), flagsEl, minis), name, points, flagsEl, minis, tiles: [] };
+      }
+      const box = seatBoxes[seat];
+      const cls = `tb-seat${toMove ? " tb-to-move" : ""}`;
+      if (box.el.className !== cls) box.el.className = cls;
+      attr(box.el, "aria-label", `${who}: ${score} points${flags.length ? `, ${flags.join(", ")}` : ""}${r ? `, rack ${r.join(" ")}` : `, ${plural(size, "hidden tile")}`}`);
+      setText(box.name, who);
+      setText(box.points, String(score));
+      setText(box.flagsEl, flags.join(" · "));
+      if (box.flagsEl.hidden !== !flags.length) box.flagsEl.hidden = !flags.length;
+      const count = r ? r.length : size;
+      for (let i = box.tiles.length; i < count; i++) box.tiles.push(h("span", {}));
+      for (let i = 0; i < count; i++) {
+        const mini = box.tiles[i];
+        const miniCls = r ? "tb-mini" : "tb-mini tb-mini-back";
+        if (mini.className !== miniCls) mini.className = miniCls;
+        setText(mini, r ? String(r[i]) : "");
+      }
+      place(box.minis, box.tiles.slice(0, count));
+      return { key: `seat:${seat}`, sig: "", build: () => box.el };
     });
     if (told.length) {
-      items.push(h("div", { class: "tb-told" },
-        h("div", { class: "tb-stat-label", text: ctx.seat === null ? "Last turn" : "Since your turn" }),
-        h("ul", {}, told.slice(-8).map((line) => h("li", { text: line })))));
+      const label = ctx.seat === null ? "Last turn" : "Since your turn";
+      const lines = told.slice(-8);
+      items.push({
+        key: "told",
+        sig: JSON.stringify([label, lines]),
+        build: () => h("div", { class: "tb-told" },
+          h("div", { class: "tb-stat-label", text: label }),
+          h("ul", {}, lines.map((line) => h("li", { text: line })))),
+      });
     }
-    items.push(stat("Tiles in the bag", view.bag ?? 0));
+    items.push(stats.item("Tiles in the bag", view.bag ?? 0));
     const unseen = (view.unseen || []).length;
-    if (unseen !== view.bag) items.push(stat("Tiles unseen", unseen));
+    if (unseen !== view.bag) items.push(stats.item("Tiles unseen", unseen));
     const turn = view.turn || {};
     if (view.status === "playing") {
-      items.push(stat("Placed this turn", (turn.placed || []).length));
-      if (turn.draws) items.push(stat("Extra draws", turn.draws, "tb-big"));
+      items.push(stats.item("Placed this turn", (turn.placed || []).length));
+      if (turn.draws) items.push(stats.item("Extra draws", turn.draws, "tb-big"));
       const left = clock.left(view.deadline);
-      if (left !== null) items.push(stat("Turn clock", mmss(left), left < 15 ? "tb-urgent" : ""));
-      if (view.paused) items.push(h("div", { class: "tb-paused-note", text: "Paused: every player is away" }));
+      if (left !== null) items.push(stats.item("Turn clock", mmss(left), left < 15 ? "tb-urgent" : ""));
+      if (view.paused) items.push({ key: "paused", sig: "", build: () => h("div", { class: "tb-paused-note", text: "Paused: every player is away" }) });
     }
     if (view.result) {
       const res = view.result;
       const winners = (res.winners || []).map((s) => seatName(s, view)).join(" and ");
-      items.push(h("div", { class: "tb-over", text: `Game over (${res.reason === "quit" ? "everyone voted to quit" : "no more moves"}): ${winners} won.` }));
-      if (res.penalties) items.push(h("div", { class: "tb-dim-text", text: `Rack penalties: ${res.penalties.join(", ")}` }));
+      const over = `Game over (${res.reason === "quit" ? "everyone voted to quit" : "no more moves"}): ${winners} won.`;
+      items.push({ key: "over", sig: over, build: () => h("div", { class: "tb-over", text: over }) });
+      if (res.penalties) {
+        const text = `Rack penalties: ${res.penalties.join(", ")}`;
+        items.push({ key: "penalties", sig: text, build: () => h("div", { class: "tb-dim-text", text }) });
+      }
     }
     if (view.unseen && view.unseen.length) {
       const counts = new Map();
       for (const t of view.unseen) counts.set(t, (counts.get(t) || 0) + 1);
-      items.push(h("details", { class: "tb-unseen" },
-        h("summary", { text: unseen === view.bag ? "In the bag" : "Tiles unseen" }),
-        h("div", { class: "tb-unseen-list", text: [...counts].map(([t, n]) => (n > 1 ? `${t}\u00d7${n}` : String(t))).join("  ") })));
+      setText(unseenSummary, unseen === view.bag ? "In the bag" : "Tiles unseen");
+      setText(unseenList, [...counts].map(([t, n]) => (n > 1 ? `${t}\u00d7${n}` : String(t))).join("  "));
+      items.push({ key: "unseen", sig: "", build: () => unseenBox });
     }
-    side.replaceChildren(...items);
+    keep(side, items);
   }
 
   function drawControls() {
     const turn = view.turn || {};
     const my = mine();
     const player = !ctx.readOnly && ctx.seat !== null;
-    controls.el.hidden = !player;
+    if (controls.el.hidden !== !player) controls.el.hidden = !player;
     controls.set("end", { enabled: my && !exchanging });
     controls.set("draw", { enabled: my && !exchanging && turn.draws > 0, label: turn.draws ? `Draw (${turn.draws})` : "Draw" });
     controls.set("exchange", { enabled: my && !!turn.can_exchange, label: exchanging ? `Swap ${exchanging.size || ""}`.trim() : "Exchange", pressed: !!exchanging });
