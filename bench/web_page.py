@@ -1,6 +1,6 @@
 """The web client's page: navigation to a usable lobby, and the bytes a visit costs (issue 27).
 
-    .venv/bin/python -m bench.web_page [--runs 21] [--web /tmp/web-before]
+    .venv/bin/python -m bench.web_page [--runs 21] [--web DIR]
 
 A real server process (its defaults: the web client on) and headless Debian
 Chromium (tests/web/browser.py), both on loopback. Prints one JSON report.

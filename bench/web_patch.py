@@ -12,7 +12,7 @@ is printed::
 
     python -m bench.web_patch                 # one game, every update of it, 5 passes
     python -m bench.web_patch --games 3 --passes 10 --json
-    python -m bench.web_patch --web /tmp/web-before   # another copy of clients/web, to compare
+    python -m bench.web_patch --web DIR   # another copy of clients/web, to compare
 
 The figures go in tests/perf/RESULTS.md ("Web client (issue 27)", "Patch and redraw").
 """
