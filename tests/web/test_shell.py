@@ -156,7 +156,7 @@ async def test_a_comp_only_mathable_game_is_watched_and_told(page: Page, url: st
     assert watched["seq"] >= seq
     entry = await summary(bob, room, "mathable")
     assert entry["spectators"] >= 1
-    assert await page.locator("#board").inner_text() != ""
+    await expect(page.locator("#board")).not_to_have_text("")
     await bob.close()
 
 

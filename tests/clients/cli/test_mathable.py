@@ -309,7 +309,12 @@ async def test_the_quit_vote_that_ends_the_game_asks_first(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "mathable", seats=["ada", "COMP"])
         screen = await screen_of(pilot, MathableScreen)
-        await until(pilot, lambda: screen.model.status == "playing")
+        # The vote asks because the room's seats say the other is COMP: wait for them, not
+        # only for play (before they come, it asks for want of knowing).
+        await until(
+            pilot,
+            lambda: screen.model.status == "playing" and (screen.model.summary or {}).get("seats"),
+        )
         await pilot.press("v")
         assert "would end the game now" in screen.note and "v again" in screen.note
         await pilot.pause(0.3)
