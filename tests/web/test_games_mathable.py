@@ -215,8 +215,9 @@ async def test_mathable_hidden_racks_clock_and_exchange_by_keyboard(
     await take_seat(page, room)
     view = await w.until(lambda v: v["status"] == "playing" and v["to_move"] == 0)
     assert view["racks"] == [None, None]  # a spectator sees no rack at all
-    # The other seat's rack shows as face-down tiles, so many; ours as numbers.
-    other = page.get_by_label(re.compile(r"^Seat 2: .*7 hidden tiles$"))
+    # The other seat's rack shows as face-down tiles, so many, under its player's name (here
+    # the COMP's); ours as numbers.
+    other = page.get_by_label(re.compile(r"^COMP: .*7 hidden tiles$"))
     await other.wait_for()
     assert await other.locator(".tb-mini-back").count() == 7
     assert await page.locator(".tb-rack-tile").count() == view["rack_sizes"][0] == 7

@@ -118,6 +118,7 @@ export class ReplayScreen {
         game: r.game, room: this.room, seat: null, readOnly: true,
         act: () => Promise.reject({ code: "spectator", message: "a replay cannot be played" }),
         say: (text) => this.app.say(text), prefs: { ...this.app.prefs }, options: {},
+        players: r.players,
       });
       this.board = mounted.board;
       this.handle = mounted.handle;
@@ -131,7 +132,7 @@ export class ReplayScreen {
     this.logEl.append(h("p", { class: "entry entry-step" }, `— ${r.seq} —`));
     for (const ev of r.events || []) {
       let text;
-      try { text = this.board.describe ? this.board.describe(ev, view) : undefined; } catch (_) { text = undefined; }
+      try { text = this.board.describe ? this.board.describe(ev, view, r.players) : undefined; } catch (_) { text = undefined; }
       if (text === null) continue;
       this.logEl.append(h("p", { class: "entry" }, text || generic(ev, r.players)));
     }

@@ -224,6 +224,10 @@ export class RoomScreen {
       enumerable: true,
       get() { return (screen.summary && screen.summary.options) || {}; },
     });
+    Object.defineProperty(ctx, "players", { // each seat's name, for the board's words
+      enumerable: true,
+      get() { return screen.names(); },
+    });
     Object.defineProperty(ctx, "bots", {
       enumerable: true,
       get() {
@@ -338,7 +342,7 @@ export class RoomScreen {
       let text;
       if (this.board && typeof this.board.describe === "function") {
         try {
-          text = this.board.describe(event, view);
+          text = this.board.describe(event, view, this.names());
         } catch (err) {
           console.warn("describe failed", err);
           text = undefined;

@@ -26,11 +26,11 @@ export function cellName(cell) {
   return c >= 0 && c < 26 ? `${LETTERS[c]}${r + 1}` : `${r},${c}`;
 }
 
-/** A seat as people say it: "you" for the viewer's own, else "seat N" counted from 1. */
-export function seatName(seat, view, ctx) {
+/** A seat as people say it: "you" for the viewer's own, else its player's name from the
+ * room's summary (`names`, one per seat), else "seat N" counted from 1. */
+export function seatName(seat, view, names) {
   if (seat === null || seat === undefined) return "nobody";
   if (view && view.seat === seat && seat !== null) return "you";
-  const names = ctx && (ctx.players || ctx.names);
   if (names && names[seat]) return String(names[seat]);
   return `seat ${seat + 1}`;
 }
@@ -476,7 +476,7 @@ function duration(seconds) {
 }
 
 /** The events every game may send, in words; undefined for the game's own. */
-export function describeCommon(ev, view, undone) {
+export function describeCommon(ev, view, undone, names) {
   switch (ev.e) {
     case "started":
       return "The game begins.";
@@ -485,9 +485,9 @@ export function describeCommon(ev, view, undone) {
     case "resumed":
       return `The clock runs again after ${duration(ev.paused_for)}.`;
     case "stand_in":
-      return `${cap(seatName(ev.seat, view))} ${ev.seat === view?.seat ? "are" : "is"} away: a computer player stands in.`;
+      return `${cap(seatName(ev.seat, view, names))} ${ev.seat === view?.seat ? "are" : "is"} away: a computer player stands in.`;
     case "stand_back":
-      return `${cap(seatName(ev.seat, view))} ${ev.seat === view?.seat ? "are" : "is"} back and playing again.`;
+      return `${cap(seatName(ev.seat, view, names))} ${ev.seat === view?.seat ? "are" : "is"} back and playing again.`;
     case "undone": {
       const what = (undone && undone(ev.action || {})) || "a move";
       return `Took back ${what} (undos: ${ev.undos}; no record table for this game).`;

@@ -202,8 +202,8 @@ export function mount(root, ctx) {
   };
 }
 
-export function describe(ev, view) {
-  const common = describeCommon(ev, view, (action) => (action.do === "place" ? `the stone on ${cellName(action.at)}` : ""));
+export function describe(ev, view, names) {
+  const common = describeCommon(ev, view, (action) => (action.do === "place" ? `the stone on ${cellName(action.at)}` : ""), names);
   if (common !== undefined) return common;
   switch (ev.e) {
     case "placed": {

@@ -218,8 +218,8 @@ export function mount(root, ctx) {
   };
 }
 
-export function describe(ev, view) {
-  const common = describeCommon(ev, view, (action) => (action.do === "move" ? `${cellName(action.from)}-${cellName(action.to)}` : ""));
+export function describe(ev, view, names) {
+  const common = describeCommon(ev, view, (action) => (action.do === "move" ? `${cellName(action.from)}-${cellName(action.to)}` : ""), names);
   if (common !== undefined) return common;
   switch (ev.e) {
     case "moved":

@@ -86,8 +86,8 @@ export function mount(root, ctx) {
   });
 }
 
-export function describe(ev, view) {
-  const common = describeCommon(ev, view, (action) => (action.do === "pair" ? `the pair ${cellName(action.a)}+${cellName(action.b)}` : ""));
+export function describe(ev, view, names) {
+  const common = describeCommon(ev, view, (action) => (action.do === "pair" ? `the pair ${cellName(action.a)}+${cellName(action.b)}` : ""), names);
   if (common !== undefined) return common;
   switch (ev.e) {
     case "removed": {

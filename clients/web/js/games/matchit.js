@@ -124,11 +124,11 @@ export function mount(root, ctx) {
   });
 }
 
-export function describe(ev, view) {
+export function describe(ev, view, names) {
   const common = describeCommon(ev, view, (action) => {
     if (action.do === "pair") return `the pair ${cellName(action.a)}+${cellName(action.b)}`;
     return action.do === "help" ? "the help's pair" : "";
-  });
+  }, names);
   if (common !== undefined) return common;
   switch (ev.e) {
     case "removed": {

@@ -323,7 +323,7 @@ export function mount(root, ctx) {
     const tiles = view.racks ? rack() : [];
     const shown = view.racks && owner !== null && owner !== undefined && view.racks[owner] !== null;
     const mineRack = owner === ctx.seat && ctx.seat !== null;
-    const label = mineRack ? "Your rack" : owner !== null && owner !== undefined ? `Rack of ${seatName(owner, view)}` : "";
+    const label = mineRack ? "Your rack" : owner !== null && owner !== undefined ? `Rack of ${seatName(owner, view, ctx.players)}` : "";
     setText(rackLabel, label);
     if (rackEl.getAttribute("aria-label") !== (label || "Rack")) rackEl.setAttribute("aria-label", label || "Rack");
     drawNote(tiles);
@@ -397,7 +397,7 @@ export function mount(root, ctx) {
       const flags = [toMove ? "to move" : "", standins.has(seat) ? "computer stands in" : "", votes.has(seat) ? "votes to quit" : "", hintedSeats.has(seat) ? "hinted" : ""].filter(Boolean);
       const r = (view.racks || [])[seat];
       const size = (view.rack_sizes || [])[seat] || 0;
-      const who = seat === ctx.seat ? `Seat ${seat + 1} (you)` : `Seat ${seat + 1}`;
+      const who = seat === ctx.seat ? `${cap(seatName(seat, null, ctx.players))} (you)` : cap(seatName(seat, null, ctx.players));
       // each seat's box is kept and its parts changed in place (a score, a rack tile)
       if (!seatBoxes[seat]) {
         const name = h("span", { class: "tb-seat-name" });
@@ -449,7 +449,7 @@ export function mount(root, ctx) {
     }
     if (view.result) {
       const res = view.result;
-      const winners = (res.winners || []).map((s) => seatName(s, view)).join(" and ");
+      const winners = (res.winners || []).map((s) => seatName(s, view, ctx.players)).join(" and ");
       const over = `Game over (${res.reason === "quit" ? "everyone voted to quit" : "no more moves"}): ${winners} won.`;
       items.push({ key: "over", sig: over, build: () => h("div", { class: "tb-over", text: over }) });
       if (res.penalties) {
@@ -498,7 +498,7 @@ export function mount(root, ctx) {
       for (const ev of events) {
         if (ev.e === "placed") {
           const key = `${ev.at[0]},${ev.at[1]}`;
-          const line = `${cap(seatName(ev.seat, view))}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
+          const line = `${cap(seatName(ev.seat, view, ctx.players))}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
           if (ctx.seat === null) {
             current.add(key);
             telling.push(line);
@@ -535,10 +535,10 @@ export function mount(root, ctx) {
   };
 }
 
-export function describe(ev, view) {
-  const common = describeCommon(ev, view);
+export function describe(ev, view, names) {
+  const common = describeCommon(ev, view, undefined, names);
   if (common !== undefined) return common;
-  const who = seatName(ev.seat, view);
+  const who = seatName(ev.seat, view, names);
   const Who = who[0].toUpperCase() + who.slice(1);
   switch (ev.e) {
     case "placed": {
@@ -565,7 +565,7 @@ export function describe(ev, view) {
     case "turn":
       return ev.seat === view?.seat ? "Your turn." : `${Who}'s turn.`;
     case "quit_vote": {
-      const votes = (ev.votes || []).map((s) => seatName(s, view)).join(", ") || "nobody";
+      const votes = (ev.votes || []).map((s) => seatName(s, view, names)).join(", ") || "nobody";
       return `${Who} ${ev.vote ? "votes" : "no longer votes"} to quit (votes: ${votes}).`;
     }
     case "game_over":
