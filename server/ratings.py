@@ -180,13 +180,20 @@ BOT_RD = 50.0
 """The deviation of every bot level's rating: they are fixed, but not exact."""
 
 BOT_RATINGS: Mapping[str, Mapping[str, float]] = {
-    "mathable": {"easy": 1200.0, "normal": 1500.0, "hard": 1800.0},
+    "mathable": {"easy": 1240.0, "normal": 1500.0, "hard": 1840.0},
 }
 """Each rated game's bot levels and their fixed, published ratings.
 
-They never change, so a game against a COMP counts and means the same every
-time: beating ``hard`` says a player is about 1800 or better. A game is rated
-exactly when it is here."""
+They are measured, not guessed: the levels play a seeded round robin
+(``python -m bench.calibrate``) fitted by maximum likelihood on this module's
+scale with ``normal`` fixed at 1500, and these are that fit rounded to 10
+points, each inside its 95 % interval (the run is kept in
+``tests/perf/mathable_calibration.json``; ``tests/bench/test_calibrate.py``
+fails when the numbers here or in the docs differ from it). Between
+calibrations they never change, so a game against a COMP counts and means the
+same every time. A new calibration changes only the games rated after it: a
+rating already stored is never computed again. A game is rated exactly when
+it is here."""
 
 RATED_GAMES = frozenset(BOT_RATINGS)
 """The games whose finished rooms are rated."""

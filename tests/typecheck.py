@@ -5,9 +5,9 @@ The fixed top-level folders (server/, protocol/, clients/) become
 which mypy cannot follow in an editable install. So the check runs over a
 throw-away tree of symbolic links, ``tilehall/{server,protocol,clients}``,
 with the project's own mypy settings. The load harness (``bench.load``),
-the fault bench (``bench.chaos``) and the web benches (``bench.web_page``,
-``bench.web_spectators``), run from a checkout, are checked there too,
-with the test helpers they import::
+the fault bench (``bench.chaos``), the COMP calibration (``bench.calibrate``)
+and the web benches (``bench.web_page``, ``bench.web_spectators``), run from
+a checkout, are checked there too, with the test helpers they import::
 
     python -m tests.typecheck
 """
@@ -48,6 +48,8 @@ def run(*extra: str) -> subprocess.CompletedProcess[str]:
                 "tilehall",
                 "-p",
                 "bench.load",
+                "-m",
+                "bench.calibrate",
                 "-m",
                 "bench.chaos",
                 "-m",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tilehall.server.ratings import RatedGame, Rating, Seat, bot_rating, rate
+from tilehall.server.ratings import BOT_RATINGS, RatedGame, Rating, Seat, bot_rating, rate
 
 from tests.memory import House, MemoryMember
 from tests.netfault import CutProxy
@@ -76,9 +76,7 @@ async def test_welcome_shows_a_new_players_rating_and_the_bots_published_ones(ho
     games = {g["name"]: g for g in welcome["games"]}
     assert games["mathable"]["rated"] is True
     assert games["mathable"]["bot_ratings"] == {
-        "easy": {"rating": 1200.0, "rd": 50.0},
-        "normal": {"rating": 1500.0, "rd": 50.0},
-        "hard": {"rating": 1800.0, "rd": 50.0},
+        level: {"rating": rating, "rd": 50.0} for level, rating in BOT_RATINGS["mathable"].items()
     }
     assert set(games["mathable"]["bot_ratings"]) == set(games["mathable"]["bots"])
     assert all(g["rated"] is False for name, g in games.items() if name != "mathable")
@@ -109,7 +107,7 @@ async def test_two_players_ending_by_quit_votes_are_rated_the_higher_score_up(ho
     assert (await mine(house, high))["games"] == 2
 
 
-async def test_a_game_against_comp_hard_is_rated_against_1800(house):
+async def test_a_game_against_comp_hard_is_rated_against_its_published_rating(house):
     ada = await house.player("Ada")
     create = {"t": "create", "game": "mathable", "seats": ["Ada", "COMP:hard"]}
     room = (await house.call(ada, create))["room"]

@@ -11,6 +11,7 @@ from tilehall.clients.cli.lobby import LeaderboardScreen, LobbyScreen, QuickScre
 from tilehall.clients.cli.widgets import Choice
 from tilehall.clients.config import save_identity
 from tilehall.clients.connection import Connection
+from tilehall.server.ratings import BOT_RATINGS
 
 from tests.clients.cli.util import app_for, finish_game, screen_of, text_of, until
 
@@ -114,7 +115,8 @@ async def test_leaderboard_pages_and_shows_mine(url):
         )
         mine = text_of(board, "#board-mine")
         assert mine.startswith("you: ") and "1 game)" in mine
-        assert "COMP counts at a fixed rating: easy 1200, normal 1500, hard 1800" in mine
+        levels = ", ".join(f"{lv} {r:.0f}" for lv, r in BOT_RATINGS["mathable"].items())
+        assert f"COMP counts at a fixed rating: {levels}" in mine
         await pilot.press("n")
         await until(pilot, lambda: "page 2" in text_of(board, "#board-title"))
         second = [table.get_row_at(i) for i in range(table.row_count)]
