@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import io
 import pstats
 import random
@@ -49,6 +50,7 @@ from typing import Any
 import msgpack
 from tilehall.protocol import decode, encode
 from tilehall.protocol.patch import shorten_events
+from tilehall.server.app import tune_gc
 from tilehall.server.bots import find_bot
 from tilehall.server.config import Config, Limits
 from tilehall.server.games import find_game
@@ -214,13 +216,16 @@ async def room_run(
     - it holds each game's own door work, amortized over its moves: ``create``,
       ``join`` (the seat, the start), the result and scores at the end
       (``games`` says how many ended in the window);
-    - it holds the cycle collector's passes, whoever made the objects;
+    - it holds every pass of the cycle collector (``gc_us_per_move`` says how
+      much), also those that fell inside the client's bracket; the clients hold
+      their views packed between moves, so that what the collector walks is
+      the server's objects, as in a server's own process;
     - it does not hold the client's work (``client_us_per_move``, taken out, each
       measured with ``time.thread_time`` in one bracket per move that never
       spans an ``await``): the bot's choice, the patch applied to its view,
-      the ``act`` frame encoded, the frames it got unpacked. The client's
-      ``hello``, ``create`` and ``join`` frames (three per game) are not taken
-      out: a few microseconds per game.
+      its view unpacked and packed again, the ``act`` frame encoded, the
+      frames it got unpacked. The client's ``hello``, ``create`` and ``join``
+      frames (three per game) are not taken out: a few microseconds per game.
     - sockets and WebSocket framing are not there at all (``bench.load`` has them).
 
     The window opens once every room's game is under way (each player made a
@@ -244,6 +249,17 @@ async def room_run(
             await member.waiter
         return reply
 
+    collected = [0.0]
+    """The loop's thread CPU spent in the cycle collector so far."""
+    began_gc = [0.0]
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began_gc[0] = time.thread_time()
+        else:
+            collected[0] += time.thread_time() - began_gc[0]
+
+    gc.callbacks.append(on_gc)
     client = 0.0
     moves = 0
     games = 0
@@ -260,35 +276,47 @@ async def room_run(
         while not stop:
             room = (await call(member, {"t": "create", "game": game_name}))["room"]
             view = (await call(member, {"t": "join", "room": room}))["view"]
-            t = time.thread_time()  # the client's bracket: closed before every await
-            while not stop and view.get("status") == "playing":
+            # The client's bracket, closed before every await; a collection inside it is
+            # the server's as much as the client's, so it goes back to the loop's figure.
+            t, g = time.thread_time(), collected[0]
+            # Between moves the client holds its view packed: 200 clients' views alive as
+            # lists and dicts would be objects for the loop's collector to walk at every
+            # pass, which a server never has in its process.
+            held = msgpack.packb(view)
+            del view
+            status = "playing"
+            while not stop and status == "playing":
+                view = msgpack.unpackb(held)
                 action = bot.choose(view)
                 if action is None:
                     break
                 rid = next(ids)
                 frame = encode({"t": "act", "room": room, "action": action, "id": rid})
+                del view  # not held across the await: the packed copy is
                 member.inbox.clear()
-                client += time.thread_time() - t
+                client += time.thread_time() - t - (collected[0] - g)
                 # the server's side: what a connection's handler does with a frame
                 await lobby.receive(member, decode(frame))
-                t = time.thread_time()
+                t, g = time.thread_time(), collected[0]
                 while (reply := member.reply(rid)) is None:
-                    client += time.thread_time() - t
+                    client += time.thread_time() - t - (collected[0] - g)
                     member.waiter = asyncio.get_running_loop().create_future()
                     await member.waiter
-                    t = time.thread_time()
+                    t, g = time.thread_time(), collected[0]
                 if reply["t"] != "update":
                     break
                 moves += 1
                 if first:
                     first, playing = False, playing + 1
-                view = (
-                    apply(view, reply["patch"], in_place=True)
-                    if "patch" in reply
-                    else reply["view"]
-                )
-            client += time.thread_time() - t
-            if view.get("status") == "over":
+                if "patch" in reply:
+                    view = apply(msgpack.unpackb(held), reply["patch"], in_place=True)
+                else:
+                    view = reply["view"]
+                status = view.get("status")
+                held = msgpack.packb(view)
+                del view, reply
+            client += time.thread_time() - t - (collected[0] - g)
+            if status == "over":
                 games += 1
 
     tasks = [asyncio.create_task(play(i)) for i in range(rooms)]
@@ -297,7 +325,7 @@ async def room_run(
         await asyncio.sleep(0.05)
     await asyncio.sleep(0.5)
     prof = cProfile.Profile() if profile else None
-    moves0, games0, client0 = moves, games, client
+    moves0, games0, client0, gc0 = moves, games, client, collected[0]
     cpu0, wall0 = time.thread_time(), time.perf_counter()
     if prof is not None:
         prof.enable()
@@ -306,12 +334,13 @@ async def room_run(
         prof.disable()
     cpu, wall = time.thread_time() - cpu0, time.perf_counter() - wall0
     n, theirs = moves - moves0, client - client0
-    ended = games - games0
+    ended, in_gc = games - games0, collected[0] - gc0
     stop = True
     await asyncio.gather(*tasks, return_exceptions=True)
     for room in list(lobby.rooms.values()):
         room.close()
     await store.close()
+    gc.callbacks.remove(on_gc)
     out: dict[str, Any] = {
         "game": game_name,
         "compact": compact,
@@ -321,6 +350,7 @@ async def room_run(
         "moves_per_s": round(n / wall, 1),
         "loop_cpu_us_per_move": round(1e6 * (cpu - theirs) / max(1, n), 1),
         "client_us_per_move": round(1e6 * theirs / max(1, n), 1),
+        "gc_us_per_move": round(1e6 * in_gc / max(1, n), 1),
     }
     if prof is not None:
         text = io.StringIO()
@@ -342,6 +372,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--profile", action="store_true", help="with --room: cProfile")
     a = ap.parse_args(argv)
     compact = not a.full
+    tune_gc()  # the collector as the server runs it, for the steps and the rooms alike
     if a.room:
         res = asyncio.run(
             room_run(a.game, a.room, a.seconds, compact=compact, level=a.level, profile=a.profile)
