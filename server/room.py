@@ -412,7 +412,11 @@ class Room:
                 not confirm the append; a refusal ``decide`` raised.
             GameError: the engine refused; nothing changed.
         """
-        async with self._lock:
+        # acquire/release rather than ``async with``: the lock's __aenter__ and
+        # __aexit__ are two coroutines more for every move, for the same lock.
+        lock = self._lock
+        await lock.acquire()
+        try:
             if self.closed:
                 return False
             self.check_open()
@@ -422,6 +426,8 @@ class Room:
             seat, action, now = proposal
             await self._apply(seat, action, now, origin=origin, re=re)
             return True
+        finally:
+            lock.release()
 
     async def maybe_start(self) -> None:
         """Start when every human seat is taken (bot-only rooms start at once)."""
@@ -449,9 +455,9 @@ class Room:
         self, session: Member, action: dict[str, Any], seq: int | None, re: int | None = None
     ) -> None:
         """A member's action; raises ProtocolError/GameError, changing nothing, if refused."""
-        if session not in self.members:
+        seat = self.members.get(session, -1)
+        if seat == -1:
             raise ProtocolError(ErrorCode.NOT_IN_ROOM, f"you are not in room {self.id}")
-        seat = self.members[session]
         if seat is None:
             raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot act")
         if isinstance(action.get("do"), str) and action["do"].startswith("_"):
