@@ -537,7 +537,8 @@ class Room:
             member.push(data)
         metrics.actions[self.game.name] += 1
         metrics.act_latency.observe(time.perf_counter() - started)
-        await self.after_change(entry.now)
+        if self._rearm(entry.now):  # most moves: re-armed, nothing to await
+            await self._follow(entry.now)
 
     def _drop(self, pending: Pending) -> None:
         """The journal did not confirm ``pending``: forget it and suspend (:mod:`.recovery`)."""
@@ -565,17 +566,31 @@ class Room:
 
     async def after_change(self, now: float) -> None:
         """After a commit, still in the door: finish, re-arm the proposers, give a seat back."""
+        if self._rearm(now):
+            await self._follow(now)
+
+    def _rearm(self, now: float) -> bool:
+        """Re-arm the proposers after a commit; whether :meth:`_follow` has work to await.
+
+        Apart from :meth:`after_change` so that a move with nothing to await (most of
+        them) makes no coroutine for it.
+        """
+        if self.status is Status.OVER:
+            return True
+        self.presence.moved(now)
+        self.ticker.arm()
+        self.bots.wake()
+        return bool(self.core.stood_in or self.record.options.get("standin_after"))
+
+    async def _follow(self, now: float) -> None:
+        """What :meth:`_rearm` found to await: the result of a game over, a seat given back."""
         if self.status is Status.OVER:
             self.presence.cancel_standin()
             await finish(self, now)
             return
-        self.presence.moved(now)
-        self.ticker.arm()
-        self.bots.wake()
-        if self.core.stood_in or self.record.options.get("standin_after"):
-            follow = self.presence.decide(now, membership=False)
-            if follow is not None:  # a player back from a stand-in's turn: journaled now
-                await self._apply(*follow)
+        follow = self.presence.decide(now, membership=False)
+        if follow is not None:  # a player back from a stand-in's turn: journaled now
+            await self._apply(*follow)
 
     def over(self) -> None:
         """The result is kept: tell the members and the lobby."""
