@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -451,10 +451,15 @@ class Room:
         except StoreUnavailable as exc:  # the status is for people reading the database
             self.services.health.failed(exc)
 
-    async def act(
+    def act(
         self, session: Member, action: dict[str, Any], seq: int | None, re: int | None = None
-    ) -> None:
-        """A member's action; raises ProtocolError/GameError, changing nothing, if refused."""
+    ) -> Awaitable[bool]:
+        """A member's action; raises ProtocolError/GameError, changing nothing, if refused.
+
+        What it checks of the member and the action it checks at once; the rest is
+        the door's (:meth:`submit`), whose coroutine it returns for the caller to
+        await: one coroutine less, alive while the move waits for its append.
+        """
         seat = self.members.get(session, -1)
         if seat == -1:
             raise ProtocolError(ErrorCode.NOT_IN_ROOM, f"you are not in room {self.id}")
@@ -475,7 +480,7 @@ class Room:
                 )
             return seat, action, self.clock.time()
 
-        await self.submit(decide, origin=session, re=re)
+        return self.submit(decide, origin=session, re=re)
 
     async def _apply(
         self,
