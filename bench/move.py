@@ -16,12 +16,20 @@ room takes for a move, with ``time.perf_counter_ns``, exactly as
 :mod:`tilehall.server.room` calls them: decoding and checking the ``act`` frame,
 the action's schema, the engine, the journal row, the view, its patch, the
 events by name, encoding the update, and the packed copy the room keeps.
+Each step is wall time (``perf_counter_ns``); ``total`` is their sum, and
+``cpu`` the thread's CPU over the same steps (``thread_time_ns``), which a
+loaded machine does not inflate as it does wall time: the figure to hold
+``--room`` against.
 
 ``--room N`` plays ``N`` rooms at once through the real lobby, rooms and
-SQLite journal (members that keep nothing), and reports the event loop's
-thread CPU per move with the bots' thinking taken out: what a move costs the
-server's one thread apart from its sockets. ``--profile`` adds the functions
-that took that time.
+SQLite journal (members that keep their frames for the client to read), and
+reports the event loop's thread CPU per move with the client's work (the
+bot's choice, its patch applied, its frames encoded and read) taken out: what
+a move costs the server's one thread apart from its sockets. :func:`room_run`
+says exactly what that holds. ``--profile`` adds the functions that took that
+time. The door's cost is the one figure over the other, taken in the same
+sitting (``python -m bench.move --full``, then ``--full --room 200``): the
+machine's load changes between sittings more than the ratio does.
 """
 
 from __future__ import annotations
@@ -29,9 +37,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import io
 import pstats
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -41,6 +51,7 @@ from typing import Any
 import msgpack
 from tilehall.protocol import decode, encode
 from tilehall.protocol.patch import shorten_events
+from tilehall.server.app import tune_gc
 from tilehall.server.bots import find_bot
 from tilehall.server.config import Config, Limits
 from tilehall.server.games import find_game
@@ -81,6 +92,7 @@ def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed:
     rng = random.Random(seed)
     bot = _bot(game_name, level, rng)
     took = {s: 0 for s in STEPS}
+    cpu = 0
     done = 0
     now = 1_800_000_000.0
     while done < moves:
@@ -97,6 +109,7 @@ def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed:
                 break
             frame = encode({"t": "act", "room": "r1a2b3c4", "action": action, "id": done + 1})
             now += 0.5
+            c0 = time.thread_time_ns()
             t0 = time.perf_counter_ns()
             msg = decode(frame)
             t1 = time.perf_counter_ns()
@@ -124,6 +137,7 @@ def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed:
             t8 = time.perf_counter_ns()
             msgpack.packb(events, use_bin_type=True)
             t9 = time.perf_counter_ns()
+            cpu += time.thread_time_ns() - c0
             for name, a, b in zip(
                 STEPS,
                 (t0, t1, t2, t3, t4, t5, t6, t7, t8),
@@ -136,19 +150,22 @@ def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed:
             done += 1
     out = {name: round(ns / done / 1000, 2) for name, ns in took.items()}
     out["total"] = round(sum(took.values()) / done / 1000, 2)
+    out["cpu"] = round(cpu / done / 1000, 2)
     return {"game": game_name, "compact": compact, "moves": done, "us_per_move": out}
 
 
 class _Quiet:
-    """A member that takes its frames and keeps nothing but their count and size."""
+    """A member that keeps the frames sent to it since its client last looked, unread.
+
+    Reading them (unpacking, finding the reply) is the client's work: the
+    bench does it inside the bracket it takes out of the loop's CPU.
+    """
 
     def __init__(self, name: str, compact: bool) -> None:
         self.player: PlayerRecord | None = None
         self.rooms: dict[str, int | None] = {}
         self.compact = compact
-        self.frames = 0
-        self.bytes = 0
-        self.last: bytes = b""
+        self.inbox: list[bytes] = []
         self.waiter: asyncio.Future[None] | None = None
         self._peer = name
 
@@ -157,9 +174,7 @@ class _Quiet:
         return self._peer
 
     def send(self, data: bytes) -> None:
-        self.frames += 1
-        self.bytes += len(data)
-        self.last = data
+        self.inbox.append(data)
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(None)
 
@@ -171,13 +186,55 @@ class _Quiet:
     def close(self, code: int, reason: str) -> None:
         pass
 
+    def reply(self, rid: int) -> dict[str, Any] | None:
+        """The client's side: the answer to request ``rid`` among the frames come, if any."""
+        from tilehall.protocol import unpack
+
+        frames, self.inbox = self.inbox, []
+        for data in frames:
+            msg = unpack(data)
+            if msg.get("re") == rid:
+                return msg  # type: ignore[no-any-return]
+        return None
+
 
 async def room_run(
     game_name: str, rooms: int, seconds: float, *, compact: bool, level: str | None,
     profile: bool,
 ) -> dict:  # fmt: skip
-    """``rooms`` rooms played at once through the real lobby and journal for ``seconds``."""
-    from tilehall.protocol import unpack
+    """``rooms`` rooms played at once through the real lobby and journal for ``seconds``.
+
+    What the loop's thread CPU per move (``loop_cpu_us_per_move``) holds, and
+    what it does not:
+
+    - it holds the server's whole door for an ``act``: the frame's decode and
+      check, the lobby's routing, the room's lock, the engine's step, the
+      journal row handed to the store's thread and the wake-up when it is
+      committed (the group commit's own work is on that thread, not counted),
+      the commit, each member's update encoded, the member's send (a list
+      append), the room's work after the change (clock, bots, stand-ins), and
+      the asyncio task switch of the connection that waits for the append;
+    - it holds each game's own door work, amortized over its moves: ``create``,
+      ``join`` (the seat, the start), the result and scores at the end
+      (``games`` says how many ended in the window);
+    - it holds every pass of the cycle collector (``gc_us_per_move`` says how
+      much), also those that fell inside the client's bracket; the clients hold
+      their views packed between moves, so that what the collector walks is
+      the server's objects, as in a server's own process;
+    - it does not hold the client's work (``client_us_per_move``, taken out, each
+      measured with ``time.thread_time`` in one bracket per move that never
+      spans an ``await``): the bot's choice, the patch applied to its view,
+      its view unpacked and packed again, the ``act`` frame encoded, the
+      frames it got unpacked. The client's ``hello``, ``create`` and ``join``
+      frames (three per game) are not taken out: a few microseconds per game,
+      nor the part of the bracket's own clock reads that falls outside it
+      (about one ``thread_time`` call a move: ~1 us);
+    - sockets and WebSocket framing are not there at all (``bench.load`` has them).
+
+    The window opens once every room's game is under way (each player made a
+    move), so the start-up's burst of rooms is not in it. ``main`` tunes the
+    collector as the server does (``tune_gc``), for the steps and the rooms alike.
+    """
     from tilehall.protocol.patch import apply
 
     data = Path(tempfile.mkdtemp(prefix="tilehall-move-"))
@@ -187,71 +244,118 @@ async def room_run(
     ids = iter(range(1, 10**9))
 
     async def call(member: _Quiet, msg: dict[str, Any]) -> dict[str, Any]:
+        """A request outside the timed moves (hello, create, join): the client's side counted."""
         rid = next(ids)
-        member.waiter = asyncio.get_running_loop().create_future()
+        member.inbox.clear()
         await lobby.receive(member, decode(encode({**msg, "id": rid})))
-        while True:
-            reply = unpack(member.last)
-            if reply.get("re") == rid:
-                return reply
+        while (reply := member.reply(rid)) is None:
             member.waiter = asyncio.get_running_loop().create_future()
             await member.waiter
+        return reply
 
-    think = 0.0
+    collected = [0.0]
+    """The loop's thread CPU spent in the cycle collector so far."""
+    began_gc = [0.0]
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began_gc[0] = time.thread_time()
+        else:
+            collected[0] += time.thread_time() - began_gc[0]
+
+    gc.callbacks.append(on_gc)
+    client = 0.0
     moves = 0
+    games = 0
+    playing = 0
     stop = False
 
     async def play(i: int) -> None:
-        nonlocal think, moves
+        nonlocal client, moves, games, playing
         rng = random.Random(i)
         bot = _bot(game_name, level, rng)
         member = _Quiet(f"m{i}", compact)
         await call(member, {"t": "hello", "v": 1, "name": f"move{i}", "compact": compact})
+        first = True
         while not stop:
             room = (await call(member, {"t": "create", "game": game_name}))["room"]
             view = (await call(member, {"t": "join", "room": room}))["view"]
-            while not stop and view.get("status") == "playing":
-                t = time.thread_time()
+            # The client's bracket, closed before every await; a collection inside it is
+            # the server's as much as the client's, so it goes back to the loop's figure.
+            t, g = time.thread_time(), collected[0]
+            # Between moves the client holds its view packed: 200 clients' views alive as
+            # lists and dicts would be objects for the loop's collector to walk at every
+            # pass, which a server never has in its process.
+            held = msgpack.packb(view)
+            del view
+            status = "playing"
+            while not stop and status == "playing":
+                view = msgpack.unpackb(held)
                 action = bot.choose(view)
-                think += time.thread_time() - t
                 if action is None:
                     break
-                reply = await call(member, {"t": "act", "room": room, "action": action})
+                rid = next(ids)
+                frame = encode({"t": "act", "room": room, "action": action, "id": rid})
+                del view  # not held across the await: the packed copy is
+                member.inbox.clear()
+                client += time.thread_time() - t - (collected[0] - g)
+                # the server's side: what a connection's handler does with a frame
+                await lobby.receive(member, decode(frame))
+                t, g = time.thread_time(), collected[0]
+                while (reply := member.reply(rid)) is None:
+                    client += time.thread_time() - t - (collected[0] - g)
+                    member.waiter = asyncio.get_running_loop().create_future()
+                    await member.waiter
+                    t, g = time.thread_time(), collected[0]
                 if reply["t"] != "update":
                     break
                 moves += 1
-                t = time.thread_time()
-                view = (
-                    apply(view, reply["patch"], in_place=True)
-                    if "patch" in reply
-                    else reply["view"]
-                )
-                think += time.thread_time() - t
+                if first:
+                    first, playing = False, playing + 1
+                if "patch" in reply:
+                    view = apply(msgpack.unpackb(held), reply["patch"], in_place=True)
+                else:
+                    view = reply["view"]
+                status = view.get("status")
+                held = msgpack.packb(view)
+                del view, reply
+            client += time.thread_time() - t - (collected[0] - g)
+            if status == "over":
+                games += 1
 
     tasks = [asyncio.create_task(play(i)) for i in range(rooms)]
-    await asyncio.sleep(min(2.0, seconds / 4))  # rooms made, games under way
+    began = time.perf_counter()
+    while playing < rooms and time.perf_counter() - began < 60:  # every game under way
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
     prof = cProfile.Profile() if profile else None
-    moves0, think0, cpu0, wall0 = moves, think, time.thread_time(), time.perf_counter()
+    moves0, games0, client0, gc0 = moves, games, client, collected[0]
+    cpu0, wall0 = time.thread_time(), time.perf_counter()
     if prof is not None:
         prof.enable()
     await asyncio.sleep(seconds)
     if prof is not None:
         prof.disable()
     cpu, wall = time.thread_time() - cpu0, time.perf_counter() - wall0
-    n, bots = moves - moves0, think - think0
+    n, theirs = moves - moves0, client - client0
+    ended, in_gc = games - games0, collected[0] - gc0
     stop = True
     await asyncio.gather(*tasks, return_exceptions=True)
     for room in list(lobby.rooms.values()):
         room.close()
     await store.close()
+    shutil.rmtree(data, ignore_errors=True)
+    gc.callbacks.remove(on_gc)
     out: dict[str, Any] = {
         "game": game_name,
         "compact": compact,
         "rooms": rooms,
         "moves": n,
+        "games": ended,
         "moves_per_s": round(n / wall, 1),
-        "loop_cpu_us_per_move": round(1e6 * (cpu - bots) / max(1, n), 1),
-        "bot_us_per_move": round(1e6 * bots / max(1, n), 1),
+        "loop_cpu_us_per_move": round(1e6 * (cpu - theirs) / max(1, n), 1),
+        "client_us_per_move": round(1e6 * theirs / max(1, n), 1),
+        "gc_us_per_move": round(1e6 * in_gc / max(1, n), 1),
     }
     if prof is not None:
         text = io.StringIO()
@@ -273,6 +377,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--profile", action="store_true", help="with --room: cProfile")
     a = ap.parse_args(argv)
     compact = not a.full
+    tune_gc()  # the collector as the server runs it, for the steps and the rooms alike
     if a.room:
         res = asyncio.run(
             room_run(a.game, a.room, a.seconds, compact=compact, level=a.level, profile=a.profile)
@@ -285,7 +390,9 @@ def main(argv: list[str] | None = None) -> None:
     runs = [
         steps(a.game, a.moves, compact=compact, level=a.level, seed=a.seed) for _ in range(a.repeat)
     ]
-    med: dict[str, float] = {k: min(r["us_per_move"][k] for r in runs) for k in (*STEPS, "total")}
+    med: dict[str, float] = {
+        k: min(r["us_per_move"][k] for r in runs) for k in (*STEPS, "total", "cpu")
+    }
     print(f"{a.game}, {'compact' if compact else 'whole views'}, {runs[0]['moves']} moves x "
           f"{a.repeat}: us per move (the least of the runs: the one least disturbed)")  # fmt: skip
     for k, v in med.items():

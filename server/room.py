@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -412,7 +412,11 @@ class Room:
                 not confirm the append; a refusal ``decide`` raised.
             GameError: the engine refused; nothing changed.
         """
-        async with self._lock:
+        # acquire/release rather than ``async with``: the lock's __aenter__ and
+        # __aexit__ are two coroutines more for every move, for the same lock.
+        lock = self._lock
+        await lock.acquire()
+        try:
             if self.closed:
                 return False
             self.check_open()
@@ -422,6 +426,8 @@ class Room:
             seat, action, now = proposal
             await self._apply(seat, action, now, origin=origin, re=re)
             return True
+        finally:
+            lock.release()
 
     async def maybe_start(self) -> None:
         """Start when every human seat is taken (bot-only rooms start at once)."""
@@ -445,13 +451,18 @@ class Room:
         except StoreUnavailable as exc:  # the status is for people reading the database
             self.services.health.failed(exc)
 
-    async def act(
+    def act(
         self, session: Member, action: dict[str, Any], seq: int | None, re: int | None = None
-    ) -> None:
-        """A member's action; raises ProtocolError/GameError, changing nothing, if refused."""
-        if session not in self.members:
+    ) -> Awaitable[bool]:
+        """A member's action; raises ProtocolError/GameError, changing nothing, if refused.
+
+        What it checks of the member and the action it checks at once; the rest is
+        the door's (:meth:`submit`), whose coroutine it returns for the caller to
+        await: one coroutine less, alive while the move waits for its append.
+        """
+        seat = self.members.get(session, -1)
+        if seat == -1:
             raise ProtocolError(ErrorCode.NOT_IN_ROOM, f"you are not in room {self.id}")
-        seat = self.members[session]
         if seat is None:
             raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot act")
         if isinstance(action.get("do"), str) and action["do"].startswith("_"):
@@ -469,7 +480,7 @@ class Room:
                 )
             return seat, action, self.clock.time()
 
-        await self.submit(decide, origin=session, re=re)
+        return self.submit(decide, origin=session, re=re)
 
     async def _apply(
         self,
@@ -531,7 +542,8 @@ class Room:
             member.push(data)
         metrics.actions[self.game.name] += 1
         metrics.act_latency.observe(time.perf_counter() - started)
-        await self.after_change(entry.now)
+        if self._rearm(entry.now):  # most moves: re-armed, nothing to await
+            await self._follow(entry.now)
 
     def _drop(self, pending: Pending) -> None:
         """The journal did not confirm ``pending``: forget it and suspend (:mod:`.recovery`)."""
@@ -559,17 +571,31 @@ class Room:
 
     async def after_change(self, now: float) -> None:
         """After a commit, still in the door: finish, re-arm the proposers, give a seat back."""
+        if self._rearm(now):
+            await self._follow(now)
+
+    def _rearm(self, now: float) -> bool:
+        """Re-arm the proposers after a commit; whether :meth:`_follow` has work to await.
+
+        Apart from :meth:`after_change` so that a move with nothing to await (most of
+        them) makes no coroutine for it.
+        """
+        if self.status is Status.OVER:
+            return True
+        self.presence.moved(now)
+        self.ticker.arm()
+        self.bots.wake()
+        return bool(self.core.stood_in or self.record.options.get("standin_after"))
+
+    async def _follow(self, now: float) -> None:
+        """What :meth:`_rearm` found to await: the result of a game over, a seat given back."""
         if self.status is Status.OVER:
             self.presence.cancel_standin()
             await finish(self, now)
             return
-        self.presence.moved(now)
-        self.ticker.arm()
-        self.bots.wake()
-        if self.core.stood_in or self.record.options.get("standin_after"):
-            follow = self.presence.decide(now, membership=False)
-            if follow is not None:  # a player back from a stand-in's turn: journaled now
-                await self._apply(*follow)
+        follow = self.presence.decide(now, membership=False)
+        if follow is not None:  # a player back from a stand-in's turn: journaled now
+            await self._apply(*follow)
 
     def over(self) -> None:
         """The result is kept: tell the members and the lobby."""

@@ -133,7 +133,8 @@ class Membership(Listing):
             self.bus.disconnect(session)
 
     async def act(self, session: Member, msg: dict[str, Any]) -> None:
-        if (remote := await self._remote(session, msg)) is not None:
+        # Outside a cluster no room is remote: no coroutine to ask (one less per move).
+        if self.bus is not None and (remote := await self._remote(session, msg)) is not None:
             return await remote.act(session, msg)
         room = self.rooms.get(msg["room"])
         if room is None:

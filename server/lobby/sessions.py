@@ -59,7 +59,9 @@ class Lobby(Accounts):
         """
         re = msg.get("id")
         try:
-            reply = await self.request(member, msg)
+            # The handler's coroutine is awaited here, not through request's: one
+            # coroutine less for every frame (and alive while an act waits for its append).
+            reply = await self._route(member, msg)(self, member, msg)
         except ProtocolError as exc:
             self.refuse(
                 member,
@@ -115,13 +117,21 @@ class Lobby(Accounts):
         Raises:
             ProtocolError, GameError: the refusal, with its stable code.
         """
+        return await self._route(member, msg)(self, member, msg)
+
+    def _route(self, member: Member, msg: dict[str, Any]) -> Handler:
+        """The handler of ``msg``'s type, if ``member`` may send it now.
+
+        Raises:
+            ProtocolError: an unknown type, or anything but ``hello``/``ping`` before hello.
+        """
         t = msg["t"]
         handler = ROUTES.get(t)
         if handler is None:
             raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {t!r}")
         if member.player is None and t not in BEFORE_HELLO:
             raise ProtocolError(ErrorCode.HELLO_FIRST, f"say hello before {t!r}")
-        return await handler(self, member, msg)
+        return handler
 
     # -- sessions ---------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,10 +304,13 @@ class Store(ABC):
 
     # journal
     @abstractmethod
-    async def append(self, entry: JournalEntry) -> None:
-        """Durably append one entry; return only after it is committed.
+    def append(self, entry: JournalEntry) -> Awaitable[None]:
+        """Durably append one entry; what it returns is done only once it is committed.
 
-        Entries arriving together are committed together (group commit).
+        Entries arriving together are committed together (group commit). An
+        awaitable rather than a coroutine, so a store may hand back the future
+        its commit will settle, without a coroutine around it for every move;
+        the entry is taken (packed, queued) when this is called.
 
         Raises:
             AppendRefused: the room already has an entry with this seq (or, in a

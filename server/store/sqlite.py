@@ -488,8 +488,9 @@ class SQLiteStore(Store):
 
     # -- journal -------------------------------------------------------------------
 
-    async def append(self, entry: JournalEntry) -> None:
-        # Packed here, on the loop: the row is what the action was when appended.
+    def append(self, entry: JournalEntry) -> asyncio.Future[None]:
+        # Packed here, on the loop: the row is what the action was when appended. The
+        # future the store's thread settles is the answer itself (no coroutine around it).
         row = (
             entry.room,
             entry.seq,
@@ -497,7 +498,7 @@ class SQLiteStore(Store):
             msgpack.packb(entry.action, use_bin_type=True),
             entry.now,
         )
-        await self._submit(None, row)
+        return self._submit(None, row)
 
     async def journal(self, room: str) -> list[JournalEntry]:
         def work() -> list[JournalEntry]:

@@ -1,0 +1,37 @@
+"""Short runs of both modes of bench/move.py: each report holds its figures, taken as its
+docstring says (speed is for the bench itself to measure, not for a test).
+
+The door's figure is one CPU figure over another: a report whose steps lost their thread CPU,
+or whose rooms stopped playing (a lobby that refuses the bench's client, a reply the client
+no longer finds), would make that ratio say nothing.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from bench.move import STEPS, room_run, steps
+
+
+def test_steps_time_every_step_in_wall_and_thread_cpu() -> None:
+    for compact in (False, True):
+        report = steps("ishido", 60, compact=compact, level=None, seed=3)
+        assert report["moves"] == 60
+        us = report["us_per_move"]
+        assert set(us) == {*STEPS, "total", "cpu"}
+        assert us["engine"] > 0 and us["cpu"] > 0
+        assert us["total"] >= max(us[s] for s in STEPS)
+
+
+async def test_rooms_play_and_the_client_is_taken_out() -> None:
+    callbacks = list(gc.callbacks)
+    for compact in (False, True):
+        report = await room_run(
+            "ishido", 4, 1.0, compact=compact, level=None, profile=False
+        )  # fmt: skip
+        assert report["moves"] > 0, report  # every room plays, through the real lobby
+        assert report["loop_cpu_us_per_move"] > 0, report
+        assert report["client_us_per_move"] > 0, report  # the bot's choice, at least
+        assert report["gc_us_per_move"] >= 0, report
+        assert report["games"] >= 0
+    assert gc.callbacks == callbacks  # the bench's collector hook is taken back
