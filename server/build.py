@@ -21,15 +21,13 @@ COMPILED: tuple[str, ...] = (
     # The wire: every frame in and out (untrusted input is checked here, in both builds).
     "tilehall.protocol.codec",
     "tilehall.protocol.patch",
-    # The engines and what they stand on.
+    # What the engines stand on: action schemas, refusals, the Shisen-Sho family's boards,
+    # paths, solver and deals, and the replay step a room takes for every move. The engine
+    # classes themselves (games/base.py and each game) are not compiled yet: a native class
+    # has no __dict__ (undo pickles the engine's), and its __new__ runs __init__ (a game made
+    # from a position builds itself through cls.__new__); see tests/perf/RESULTS.md.
     "tilehall.server.games.errors",
     "tilehall.server.games.actions",
-    "tilehall.server.games.base",
-    "tilehall.server.games.ishido",
-    "tilehall.server.games.lines",
-    "tilehall.server.games.linksame",
-    "tilehall.server.games.matchit",
-    "tilehall.server.games.mathable",
     "tilehall.server.games.replay",
     "tilehall.server.games.shisensho.bitboard",
     "tilehall.server.games.shisensho.board",

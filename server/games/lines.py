@@ -55,6 +55,7 @@ from tilehall.server.games.base import (
     PositionError,
     ScoreEntry,
     SoloGame,
+    option_values,
 )
 
 __all__ = [
@@ -191,7 +192,7 @@ class Lines(SoloGame):
     @classmethod
     def validate_options(cls, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Check each option's bounds, then that the initial chips fit on the board."""
-        opts = super().validate_options(options)
+        opts = option_values(cls, options)
         cells = opts["width"] * opts["height"]
         if opts["initial"] > cells:
             raise OptionError(

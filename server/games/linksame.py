@@ -65,11 +65,14 @@ from tilehall.server.games.shisensho import (
     deal_by_play,
     find_path,
     identity_key,
-    movement,
     playable_pairs,
     remove_pair,
     solve,
 )
+
+# From its module, not the package: compiled by mypyc, ``from ...shisensho import movement``
+# binds the submodule of that name, not the function the package re-exports.
+from tilehall.server.games.shisensho.movement import movement
 
 __all__ = [
     "SIZES",
