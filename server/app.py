@@ -338,7 +338,7 @@ class Server:
             # refusal carries re and the client can tell which request it lost.
             limited = not session.bucket.take()
             try:
-                msg = decode(frame, max_size=self.config.limits.max_frame)  # type: ignore[arg-type]
+                msg = decode(frame, max_size=self.config.limits.max_frame)
             except ProtocolError as exc:
                 re = exc.re
                 if not limited:
