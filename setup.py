@@ -37,6 +37,10 @@ def _compiled() -> list[Any]:
         # mypy) before it installs them; the real build comes back with mypy.
         return []
     modules = runpy.run_path(str(ROOT / "server" / "build.py"))["COMPILED"]
+    # An extension left in build/ by an earlier compile of a longer list would be packed
+    # into this wheel beside its module's source, and imported ahead of it.
+    for stale in Path("build").glob("lib*/tilehall/**/*.so"):
+        stale.unlink()
     stage = Path("build") / "mypyc-src"
     tree = stage / "tilehall"
     tree.mkdir(parents=True, exist_ok=True)
