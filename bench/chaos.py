@@ -246,7 +246,7 @@ class Conn:
     async def _read(self) -> None:
         try:
             async for data in self.ws:
-                msg = decode(data, specs=SERVER_MESSAGES, max_size=2**22)  # type: ignore[arg-type]
+                msg = decode(data, specs=SERVER_MESSAGES, max_size=2**22)
                 check(msg)
                 self.player.on_frame(msg, self.node)
                 fut = self.waiting.pop(msg.get("re", -1), None)

@@ -90,7 +90,7 @@ class PageWatcher(Watcher):
         self.ids += 1
         await self.ws.send(encode({**msg, "id": self.ids}))
         while True:
-            reply = decode(await self.ws.recv(), specs=SERVER_MESSAGES, max_size=2**22)  # type: ignore[arg-type]
+            reply = decode(await self.ws.recv(), specs=SERVER_MESSAGES, max_size=2**22)
             if reply.get("re") == self.ids:
                 if reply["t"] == "error":
                     raise RuntimeError(f"{msg['t']}: {reply}")
@@ -117,7 +117,7 @@ class PageWatcher(Watcher):
                 self.ids += 1
                 await self.ws.send(encode({"t": "ping", "id": self.ids}))
                 continue
-            msg = decode(frame, specs=SERVER_MESSAGES, max_size=2**22)  # type: ignore[arg-type]
+            msg = decode(frame, specs=SERVER_MESSAGES, max_size=2**22)
             if msg["t"] == "joined" and msg.get("room") == self.room:
                 self._joined(msg)
             if msg["t"] != "update" or msg.get("room") != self.room or msg["seq"] <= self.seq:

@@ -264,7 +264,7 @@ class Connection:
             hello["compact"] = True
         hello["id"] = 0
         await self._ws.send(encode(hello))
-        reply = decode(await self._ws.recv(), specs=SERVER_MESSAGES, max_size=2**22)  # type: ignore[arg-type]
+        reply = decode(await self._ws.recv(), specs=SERVER_MESSAGES, max_size=2**22)
         if reply["t"] == "error":
             await self._ws.close()
             raise ServerError.from_reply(reply)
@@ -331,7 +331,7 @@ class Connection:
 
     def _dispatch(self, frame: bytes | str) -> None:
         try:
-            msg = decode(frame, specs=SERVER_MESSAGES, max_size=2**22)  # type: ignore[arg-type]
+            msg = decode(frame, specs=SERVER_MESSAGES, max_size=2**22)
         except ProtocolError as exc:
             log.warning("server sent a bad frame: %s", exc)
             return

@@ -96,8 +96,13 @@ def encode_with(msg: Mapping[str, Any]) -> bytes:
     return b"".join(parts)
 
 
-def unpack(data: bytes, *, max_size: int = DEFAULT_MAX_SIZE) -> Any:
-    """Unpack raw msgpack, bounding every container by the frame size."""
+def unpack(data: object, *, max_size: int = DEFAULT_MAX_SIZE) -> Any:
+    """Unpack raw msgpack, bounding every container by the frame size.
+
+    ``data`` is whatever the connection handed over (a text frame is a ``str``),
+    typed ``object`` so that this check, not the compiled build's argument
+    check, refuses what is not bytes: both builds answer ``malformed_frame``.
+    """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ProtocolError(ErrorCode.MALFORMED_FRAME, "frames must be binary msgpack, not text")
     try:
@@ -119,7 +124,7 @@ def unpack(data: bytes, *, max_size: int = DEFAULT_MAX_SIZE) -> Any:
 
 
 def decode(
-    data: bytes,
+    data: object,
     *,
     specs: Mapping[str, MessageSpec] = CLIENT_MESSAGES,
     max_size: int = DEFAULT_MAX_SIZE,
@@ -127,7 +132,7 @@ def decode(
     """Decode and validate one frame.
 
     Args:
-        data: the frame's payload.
+        data: the frame's payload (anything: a text frame is refused as malformed).
         specs: which side's messages are acceptable (client ones by default).
         max_size: the bound on any string, list or map inside the frame.
 

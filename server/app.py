@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilehall.protocol import ErrorCode, ProtocolError, decode
+from tilehall.server.build import build_name
 from tilehall.server.config import Config, add_options, read_options, read_secret
 from tilehall.server.files import private_dir
 from tilehall.server.forwarded import client_ip, network
@@ -139,13 +140,14 @@ class Server:
                 self.web.size // 1024,
             )
         log.info(
-            "listening on %s://%s:%d (store %s, %d rooms recovered, loop %s)",
+            "listening on %s://%s:%d (store %s, %d rooms recovered, loop %s, build %s)",
             "wss" if self.config.certfile else "ws",
             self.config.host,
             self.port,
             self.config.db_url,
             recovered,
             type(asyncio.get_running_loop()).__module__.split(".")[0],
+            build_name(),
         )
 
     @property
@@ -336,7 +338,7 @@ class Server:
             # refusal carries re and the client can tell which request it lost.
             limited = not session.bucket.take()
             try:
-                msg = decode(frame, max_size=self.config.limits.max_frame)  # type: ignore[arg-type]
+                msg = decode(frame, max_size=self.config.limits.max_frame)
             except ProtocolError as exc:
                 re = exc.re
                 if not limited:

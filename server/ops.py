@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from tilehall.server.build import build_name
 from tilehall.server.config import Config
 from tilehall.server.files import create_private, private_dir, write_private
 from websockets.asyncio.server import Server as WSServer
@@ -227,6 +228,9 @@ def render(server: Server) -> str:
         "# HELP tilehall_uptime_seconds Seconds since the server started.",
         "# TYPE tilehall_uptime_seconds gauge",
         f"tilehall_uptime_seconds {time.time() - m.started:.1f}",
+        "# HELP tilehall_build_info Which build runs: pure Python, or mypyc (see setup.py).",
+        "# TYPE tilehall_build_info gauge",
+        f'tilehall_build_info{{build="{build_name()}"}} 1',
     ]
     return "\n".join(out) + "\n"
 

@@ -181,7 +181,7 @@ class Raw:
 
     async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
         data = await asyncio.wait_for(self.ws.recv(), timeout)
-        msg = decode(data, specs=SERVER_MESSAGES, max_size=2**22)  # type: ignore[arg-type]
+        msg = decode(data, specs=SERVER_MESSAGES, max_size=2**22)
         check(msg)
         return msg
 

@@ -54,6 +54,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[LoadConfig, argparse.Name
     p.add_argument("--server-loop", choices=["asyncio", "uvloop"], default="asyncio")
     p.add_argument("--client-loop", choices=["asyncio", "uvloop"], default="asyncio")
     p.add_argument(
+        "--server-python",
+        help="run the Tilehall server with this Python (e.g. a compiled build's venv); "
+        "the harness and the bare baseline keep this one",
+    )
+    p.add_argument(
         "--client-gc",
         choices=["off", "tuned"],
         default="off",
@@ -85,6 +90,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[LoadConfig, argparse.Name
         baseline=not a.no_baseline,
         compact=a.compact,
         server_loop=a.server_loop,
+        server_python=a.server_python,
         journal_rooms=a.journal_rooms,
         journal_actions=a.journal_actions,
         progress=not a.quiet,

@@ -42,6 +42,9 @@ class LoadConfig:
     """Players and spectators ask for compact updates (patches), as the bundled clients do."""
     server_loop: str = "asyncio"
     """``asyncio`` or ``uvloop``: the event loop of the servers started here."""
+    server_python: str | None = None
+    """The Python that runs the Tilehall server started here (default: the harness's own):
+    another virtualenv's, to measure its build (``TILEHALL_MYPYC=1``) with the same harness."""
     journal_rooms: int = 200
     journal_actions: int = 20000
     progress: bool = True

@@ -31,7 +31,7 @@ from bench.load.players import Client, Player, Stats, cheapest_level
 from bench.load.report import config_json
 from bench.load.servers import BareServer, start_baseline, start_tilehall, stop
 from bench.load.wire import OnFrame, Wire, open_wire
-from tests.helpers import ServerProcess
+from tests.helpers import ServerProcess, http_get
 
 __all__ = ["Harness"]
 
@@ -56,7 +56,9 @@ class Harness:
     def start(self) -> None:
         cfg = self.cfg
         if cfg.url is None:
-            self.tilehall = start_tilehall(Path(self.tmp.name) / "data", cfg.server_loop)
+            self.tilehall = start_tilehall(
+                Path(self.tmp.name) / "data", cfg.server_loop, cfg.server_python
+            )
             self.port = self.tilehall.port
             self.server = Proc(self.tilehall.pid)
         else:
@@ -189,6 +191,7 @@ class Harness:
             for i, s in enumerate(clients)
         ]
         await self.open_many_rooms(players)
+        gc0 = await self.server_gc()
         cpu0, t0 = self.server.cpu(), time.monotonic()
         ccpu0 = time.process_time()
         end = t0 + cfg.duration
@@ -248,12 +251,38 @@ class Harness:
         if guessed is not None:
             out["guesses"] = guessed
         out["server_cpu_us_per_move"] = per(out["server_cpu_pct"], elapsed, stats.moves)
+        gc1 = await self.server_gc()
+        if gc0 is not None and gc1 is not None:
+            counts = [b - a for a, b in zip(gc0[1], gc1[1], strict=True)]
+            out["server_build"] = gc1[0]
+            out["server_collections"] = counts
+            # Every collection, of whichever generation, starts when the young generation
+            # fills: a move's allocations (net container objects), counted where they land.
+            out["server_collections_per_1000_moves"] = round(
+                1000 * sum(counts) / max(1, stats.moves), 2
+            )
         await self._close_all(clients)
         if self.bare is not None:
             bare = await self.bare_echo(cfg.rooms, out["act_bytes"], out["update_bytes"], cfg.pace)
             out["baseline_echo"] = bare
             out["ratio_to_echo"] = round(out["moves_per_s"] / bare["round_trips_per_s"], 3)
         return out
+
+    async def server_gc(self) -> tuple[str, list[int]] | None:
+        """The harness's own server's build and collections by generation, from ``/metrics``."""
+        if self.tilehall is None or not self.tilehall.admin_port:
+            return None
+        status, body = await asyncio.to_thread(http_get, self.tilehall.admin_url + "/metrics")
+        if status != 200:
+            return None
+        counts = [0, 0, 0]
+        build = "?"
+        for line in body.splitlines():
+            if line.startswith('tilehall_gc_pause_seconds_count{generation="'):
+                counts[int(line.split('"')[1])] = int(line.split()[-1])
+            elif line.startswith("tilehall_build_info{"):
+                build = line.split('"')[1]
+        return build, counts
 
     async def open_many_rooms(self, players: list[Player]) -> None:
         sem = asyncio.Semaphore(50)

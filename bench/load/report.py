@@ -45,6 +45,11 @@ def table(report: dict[str, Any]) -> str:
         add("rooms: server cpu %", rooms["server_cpu_pct"], f"bare {echo.get('server_cpu_pct')}")
         add("rooms: server cpu us per move", rooms["server_cpu_us_per_move"],
             f"bare us per round trip {echo.get('server_cpu_us_per_round_trip')}")  # fmt: skip
+        if "server_collections" in rooms:
+            by_gen, build = rooms["server_collections"], rooms["server_build"]
+            add("rooms: server collections per 1,000 moves",
+                rooms["server_collections_per_1000_moves"],
+                f"by generation {by_gen}, build {build}")  # fmt: skip
         add("rooms: errors", rooms["errors"] or 0)
     if fan := report.get("fanout"):
         bare = fan.get("baseline_broadcast", {})

@@ -54,9 +54,20 @@ class BareServer(SpawnedServer):
         ]
 
 
-def start_tilehall(data_dir: Path, loop: str = "asyncio") -> ServerProcess:
+class OtherPython(ServerProcess):
+    """The server run by another Python than the harness's (another venv's build)."""
+
+    python = sys.executable
+
+    def command(self) -> list[str]:
+        return [self.python, *super().command()[1:]]
+
+
+def start_tilehall(
+    data_dir: Path, loop: str = "asyncio", python: str | None = None
+) -> ServerProcess:
     """``tilehall-server`` on a free port, with limits opened up for load."""
-    srv = ServerProcess(
+    srv = OtherPython(
         data_dir,
         # A load generator is one address sending far more than a person.
         "--rate",
@@ -73,6 +84,8 @@ def start_tilehall(data_dir: Path, loop: str = "asyncio") -> ServerProcess:
         ping_interval=PING_INTERVAL,
         max_log=MAX_LOG,
     )
+    if python is not None:
+        srv.python = python
     srv.start(timeout=30.0)
     return srv
 

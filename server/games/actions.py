@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from tilehall.protocol import GameCode
 from tilehall.server.games.errors import InvalidMove
@@ -200,28 +200,42 @@ def ints_field(name: str, lo: int, hi: int, items: tuple[int, int], doc: str) ->
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec(Generic[G]):
     """One entry of a game's handler table: an action's schema and what plays it.
 
     ``turn``: only the seat to move may send the action (Mathable's ``quit``
     vote is the one action any seat may send at any time).
+
+    A plain class with read-only attributes, not a frozen dataclass: mypyc
+    (the compiled build, see :mod:`tilehall.server.build`) cannot make a
+    generic dataclass.
     """
 
-    do: str
-    doc: str
-    handler: Handler[G]
-    fields: tuple[ActionField, ...] = ()
-    turn: bool = True
-    _names: frozenset[str] = field(init=False, repr=False, compare=False)
+    __slots__ = ("_names", "do", "doc", "fields", "handler", "turn")
 
-    def __post_init__(self) -> None:
-        if not self.do or self.do.startswith("_"):
-            raise ValueError(f"{self.do!r} cannot name an action: '_' marks the room's own")
-        names = [f.name for f in self.fields]
+    def __init__(
+        self,
+        *,
+        do: str,
+        doc: str,
+        handler: Handler[G],
+        fields: tuple[ActionField, ...] = (),
+        turn: bool = True,
+    ) -> None:
+        if not do or do.startswith("_"):
+            raise ValueError(f"{do!r} cannot name an action: '_' marks the room's own")
+        names = [f.name for f in fields]
         if len(set(names)) != len(names):
-            raise ValueError(f"action {self.do!r} declares a field twice: {names}")
-        object.__setattr__(self, "_names", frozenset(("do", *names)))
+            raise ValueError(f"action {do!r} declares a field twice: {names}")
+        self.do: Final = do
+        self.doc: Final = doc
+        self.handler: Final = handler
+        self.fields: Final = fields
+        self.turn: Final = turn
+        self._names: Final = frozenset(("do", *names))
+
+    def __repr__(self) -> str:
+        return f"ActionSpec(do={self.do!r}, fields={self.fields!r}, turn={self.turn!r})"
 
     def normalize(self, action: Mapping[Any, Any]) -> Action:
         """``action`` (whose ``do`` is this one) with only declared fields, in canonical types.

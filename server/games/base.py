@@ -51,6 +51,7 @@ __all__ = [
     "ScoreEntry",
     "SoloGame",
     "Status",
+    "option_values",
 ]
 
 Event = dict[str, Any]
@@ -164,6 +165,23 @@ class ScoreEntry:
     detail: Mapping[str, Any] = field(default_factory=dict)
 
 
+def option_values(game: type[Game], options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` with defaults filled in, each checked against ``game.options``.
+
+    Raises:
+        OptionError: an option the game does not have, or a value it refuses.
+    """
+    known = {o.name: o for o in game.options}
+    given = dict(options or {})
+    for key in given:
+        if key not in known:
+            raise OptionError(str(key), f"{game.title} has no option {key!r}")
+    return {
+        name: opt.validate(given[name]) if name in given else opt.default
+        for name, opt in known.items()
+    }
+
+
 class Game(ABC):
     """Base class of every engine. Subclasses set the class-level settings.
 
@@ -254,16 +272,13 @@ class Game(ABC):
 
     @classmethod
     def validate_options(cls, options: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Fill defaults and check every given option; raise :class:`OptionError`."""
-        known = {o.name: o for o in cls.options}
-        given = dict(options or {})
-        for key in given:
-            if key not in known:
-                raise OptionError(str(key), f"{cls.title} has no option {key!r}")
-        return {
-            name: opt.validate(given[name]) if name in given else opt.default
-            for name, opt in known.items()
-        }
+        """Fill defaults and check every given option; raise :class:`OptionError`.
+
+        A game whose options depend on each other overrides this and starts from
+        :func:`option_values`, not ``super()``: mypyc (the compiled build) hands a
+        classmethod's ``super()`` call the metaclass for ``cls``.
+        """
+        return option_values(cls, options)
 
     @classmethod
     def describe(cls) -> dict[str, Any]:

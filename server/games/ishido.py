@@ -443,7 +443,6 @@ class Ishido(SoloGame):
         ),
     )
 
-    _end: EndReason | None
     pouch: list[Stone]
     """The stones still to draw; the next one is the last."""
 
@@ -724,22 +723,6 @@ class Ishido(SoloGame):
         (r, c), value = best
         return [{"e": "help", "at": _SQUARES[r][c], "points": value.total, "helps": self.helps}]
 
-    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
-        ActionSpec(
-            do="place",
-            handler=_act_place,
-            fields=(cell_field("at", ROWS, COLS, "an empty square next to a stone"),),
-            doc="put the current stone on 'at'",
-        ),
-        ActionSpec(
-            do="help",
-            handler=_act_help,
-            doc="ask where the current stone earns the most; counts a help",
-        ),
-        ActionSpec(do="quit", handler=_act_quit, doc="end the game; the score as it stands"),
-        UNDO_ACTION,
-    )
-
     # -- views -----------------------------------------------------------------------
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
@@ -807,6 +790,25 @@ class Ishido(SoloGame):
                 },
             )
         ]
+
+
+# The handler table is set after the class, not in its body: a class body compiled by
+# mypyc (the compiled build, tilehall.server.build) cannot name its own methods.
+Ishido.actions = action_table(
+    ActionSpec(
+        do="place",
+        handler=Ishido._act_place,
+        fields=(cell_field("at", ROWS, COLS, "an empty square next to a stone"),),
+        doc="put the current stone on 'at'",
+    ),
+    ActionSpec(
+        do="help",
+        handler=Ishido._act_help,
+        doc="ask where the current stone earns the most; counts a help",
+    ),
+    ActionSpec(do="quit", handler=Ishido._act_quit, doc="end the game; the score as it stands"),
+    UNDO_ACTION,
+)
 
 
 def _stone(value: Sequence[int]) -> Stone:

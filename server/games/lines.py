@@ -55,6 +55,7 @@ from tilehall.server.games.base import (
     PositionError,
     ScoreEntry,
     SoloGame,
+    option_values,
 )
 
 __all__ = [
@@ -191,7 +192,7 @@ class Lines(SoloGame):
     @classmethod
     def validate_options(cls, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Check each option's bounds, then that the initial chips fit on the board."""
-        opts = super().validate_options(options)
+        opts = option_values(cls, options)
         cells = opts["width"] * opts["height"]
         if opts["initial"] > cells:
             raise OptionError(
@@ -201,7 +202,6 @@ class Lines(SoloGame):
             )
         return opts
 
-    _end: EndReason | None
     _next: list[int]
 
     def __init__(
@@ -387,24 +387,6 @@ class Lines(SoloGame):
     def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
         return [self._finish(EndReason.QUIT)]
 
-    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
-        ActionSpec(
-            do="move",
-            handler=_act_move,
-            fields=(
-                cell_field("from", MAX_SIDE, MAX_SIDE, "a chip, on the room's board"),
-                cell_field("to", MAX_SIDE, MAX_SIDE, "an empty cell the chip can reach"),
-            ),
-            doc="move a chip along a free path; lines of min_line or more are removed",
-        ),
-        ActionSpec(
-            do="quit",
-            handler=_act_quit,
-            doc="end the game; the score counts, as when CLines is quit",
-        ),
-        UNDO_ACTION,
-    )
-
     # -- rules -------------------------------------------------------------------
 
     def _move(self, src: int, dst: int, path: list[int]) -> list[Event]:
@@ -498,3 +480,24 @@ class Lines(SoloGame):
 
     def _cell(self, index: int) -> list[int]:
         return list(divmod(index, self.width))
+
+
+# The handler table is set after the class, not in its body: a class body compiled by
+# mypyc (the compiled build, tilehall.server.build) cannot name its own methods.
+Lines.actions = action_table(
+    ActionSpec(
+        do="move",
+        handler=Lines._act_move,
+        fields=(
+            cell_field("from", MAX_SIDE, MAX_SIDE, "a chip, on the room's board"),
+            cell_field("to", MAX_SIDE, MAX_SIDE, "an empty cell the chip can reach"),
+        ),
+        doc="move a chip along a free path; lines of min_line or more are removed",
+    ),
+    ActionSpec(
+        do="quit",
+        handler=Lines._act_quit,
+        doc="end the game; the score counts, as when CLines is quit",
+    ),
+    UNDO_ACTION,
+)

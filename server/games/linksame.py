@@ -65,11 +65,14 @@ from tilehall.server.games.shisensho import (
     deal_by_play,
     find_path,
     identity_key,
-    movement,
     playable_pairs,
     remove_pair,
     solve,
 )
+
+# From its module, not the package: compiled by mypyc, ``from ...shisensho import movement``
+# binds the submodule of that name, not the function the package re-exports.
+from tilehall.server.games.shisensho.movement import movement
 
 __all__ = [
     "SIZES",
@@ -200,8 +203,6 @@ class LinkSame(SoloGame):
 
     pausable: ClassVar[bool] = True
     hidden_when_paused: ClassVar[tuple[str, ...]] = ("board", "hint")
-
-    _end: EndReason | None
 
     def __init__(
         self,
@@ -452,32 +453,6 @@ class LinkSame(SoloGame):
     def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
         return self._clock(now) + self._finish(EndReason.QUIT)
 
-    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
-        ActionSpec(
-            do="pair",
-            handler=_act_pair,
-            fields=(
-                cell_field("a", MAX_ROWS, MAX_COLS, "one tile of the pair, on the room's board"),
-                cell_field("b", MAX_ROWS, MAX_COLS, "the other tile"),
-            ),
-            doc="remove two equal tiles that a path of at most three segments joins",
-        ),
-        ActionSpec(do="hint", handler=_act_hint, doc="show a pair the solver would play (-10)"),
-        ActionSpec(
-            do="shuffle",
-            handler=_act_shuffle,
-            doc="rearrange the tiles left into a board that can be cleared (-20)",
-        ),
-        ActionSpec(
-            do="restart",
-            handler=_act_restart,
-            doc="put back the stage's starting board and score",
-        ),
-        ActionSpec(do="quit", handler=_act_quit, doc="end the game"),
-        *PAUSE_ACTIONS,
-        UNDO_ACTION,
-    )
-
     # -- rules -------------------------------------------------------------------
 
     def _clock(self, now: float) -> list[Event]:
@@ -585,6 +560,37 @@ class LinkSame(SoloGame):
                 "stage": self._stage,
             }
         ]
+
+
+# The handler table is set after the class, not in its body: a class body compiled by
+# mypyc (the compiled build, tilehall.server.build) cannot name its own methods.
+LinkSame.actions = action_table(
+    ActionSpec(
+        do="pair",
+        handler=LinkSame._act_pair,
+        fields=(
+            cell_field("a", MAX_ROWS, MAX_COLS, "one tile of the pair, on the room's board"),
+            cell_field("b", MAX_ROWS, MAX_COLS, "the other tile"),
+        ),
+        doc="remove two equal tiles that a path of at most three segments joins",
+    ),
+    ActionSpec(
+        do="hint", handler=LinkSame._act_hint, doc="show a pair the solver would play (-10)"
+    ),
+    ActionSpec(
+        do="shuffle",
+        handler=LinkSame._act_shuffle,
+        doc="rearrange the tiles left into a board that can be cleared (-20)",
+    ),
+    ActionSpec(
+        do="restart",
+        handler=LinkSame._act_restart,
+        doc="put back the stage's starting board and score",
+    ),
+    ActionSpec(do="quit", handler=LinkSame._act_quit, doc="end the game"),
+    *PAUSE_ACTIONS,
+    UNDO_ACTION,
+)
 
 
 def _shape(board: Sequence[Sequence[int | None]]) -> tuple[int, int]:

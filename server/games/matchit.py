@@ -105,7 +105,7 @@ SEASONS = range(38, 42)
 green, white = 27-29, winds east, south, west, north = 30-33, flowers plum, orchid,
 chrysanthemum, bamboo = 34-37, seasons spring, summer, autumn, winter = 38-41."""
 
-KIND_COUNTS: dict[int, int] = {k: 4 if k in (27, 28, *WINDS) else 2 for k in range(42)}
+KIND_COUNTS: dict[int, int] = {k: 4 if k in (27, 28) or k in WINDS else 2 for k in range(42)}
 """Two dragons and the four winds four times each, every other kind twice: 96 tiles."""
 
 SHEET_NODES = 300
@@ -219,8 +219,6 @@ class MatchIt(SoloGame):
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair", "help"})
     pausable: ClassVar[bool] = True
     hidden_when_paused: ClassVar[tuple[str, ...]] = ("board",)
-
-    _end: EndReason | None
 
     def __init__(
         self,
@@ -470,33 +468,6 @@ class MatchIt(SoloGame):
     def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
         return self._finish(EndReason.QUIT)
 
-    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
-        ActionSpec(
-            do="pair",
-            handler=_act_pair,
-            fields=(
-                cell_field("a", ROWS, COLS, "one tile of the pair"),
-                cell_field("b", ROWS, COLS, "the other tile"),
-            ),
-            doc="remove two matching tiles (+2), or pay 1 when no path joins them",
-        ),
-        ActionSpec(
-            do="highlight",
-            handler=_act_highlight,
-            fields=(cell_field("at", ROWS, COLS, "a tile"),),
-            doc="pay 4 to see every tile matching the one at 'at'",
-        ),
-        ActionSpec(do="help", handler=_act_help, doc="spend a help: a pair is removed for you"),
-        ActionSpec(
-            do="giveup",
-            handler=_act_giveup,
-            doc="abandon the sheet: a life, then the same level on a new sheet",
-        ),
-        ActionSpec(do="quit", handler=_act_quit, doc="end the game; the score still counts"),
-        *PAUSE_ACTIONS,
-        UNDO_ACTION,
-    )
-
     # -- rules -------------------------------------------------------------------
 
     def _remove(self, move: Move, path: list[Cell], now: float, *, helped: bool) -> list[Event]:
@@ -587,6 +558,36 @@ class MatchIt(SoloGame):
                 "difficulty": self._difficulty.score,
             }
         ]
+
+
+# The handler table is set after the class, not in its body: a class body compiled by
+# mypyc (the compiled build, tilehall.server.build) cannot name its own methods.
+MatchIt.actions = action_table(
+    ActionSpec(
+        do="pair",
+        handler=MatchIt._act_pair,
+        fields=(
+            cell_field("a", ROWS, COLS, "one tile of the pair"),
+            cell_field("b", ROWS, COLS, "the other tile"),
+        ),
+        doc="remove two matching tiles (+2), or pay 1 when no path joins them",
+    ),
+    ActionSpec(
+        do="highlight",
+        handler=MatchIt._act_highlight,
+        fields=(cell_field("at", ROWS, COLS, "a tile"),),
+        doc="pay 4 to see every tile matching the one at 'at'",
+    ),
+    ActionSpec(do="help", handler=MatchIt._act_help, doc="spend a help: a pair is removed for you"),
+    ActionSpec(
+        do="giveup",
+        handler=MatchIt._act_giveup,
+        doc="abandon the sheet: a life, then the same level on a new sheet",
+    ),
+    ActionSpec(do="quit", handler=MatchIt._act_quit, doc="end the game; the score still counts"),
+    *PAUSE_ACTIONS,
+    UNDO_ACTION,
+)
 
 
 def _check_board(board: Sequence[Sequence[int | None]]) -> Board:

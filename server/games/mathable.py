@@ -544,36 +544,6 @@ class Mathable(Game):
     def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
         return self._quit(seat, action.get("vote"))
 
-    actions: ClassVar[Mapping[str, ActionSpec[Any]]] = action_table(
-        ActionSpec(
-            do="place",
-            handler=_act_place,
-            fields=(
-                int_field("tile", 0, MAX_TILE, "a tile of the rack"),
-                cell_field("at", SIZE, SIZE, "an empty square where the tile makes an equation"),
-            ),
-            doc="put a rack tile on the board; it scores at once",
-        ),
-        ActionSpec(do="draw", handler=_act_draw, doc="take one earned extra draw from the bag"),
-        ActionSpec(do="end", handler=_act_end, doc="end the turn: refill the rack to 7"),
-        ActionSpec(
-            do="exchange",
-            handler=_act_exchange,
-            fields=(ints_field("tiles", 0, MAX_TILE, (1, RACK_SIZE), "rack tiles to give back"),),
-            doc="before placing anything: swap rack tiles for as many new ones; ends the turn",
-        ),
-        ActionSpec(do="hint", handler=_act_hint, doc="name a rack tile that fits somewhere"),
-        ActionSpec(
-            do="quit",
-            handler=_act_quit,
-            fields=(
-                flag_field("vote", "set this seat's vote; without it, toggle it", required=False),
-            ),
-            turn=False,
-            doc="vote to end the game; it ends when every human seat votes yes",
-        ),
-    )
-
     def _place(self, seat: int, tile: int, cell: Cell) -> list[Event]:
         rack = self.racks[seat]
         if tile not in rack:
@@ -867,6 +837,39 @@ class Mathable(Game):
             for i in range(self.seats)
             if i not in self.bots and i not in self.hinted and i not in self.stood_in
         ]
+
+
+# The handler table is set after the class, not in its body: a class body compiled by
+# mypyc (the compiled build, tilehall.server.build) cannot name its own methods.
+Mathable.actions = action_table(
+    ActionSpec(
+        do="place",
+        handler=Mathable._act_place,
+        fields=(
+            int_field("tile", 0, MAX_TILE, "a tile of the rack"),
+            cell_field("at", SIZE, SIZE, "an empty square where the tile makes an equation"),
+        ),
+        doc="put a rack tile on the board; it scores at once",
+    ),
+    ActionSpec(
+        do="draw", handler=Mathable._act_draw, doc="take one earned extra draw from the bag"
+    ),
+    ActionSpec(do="end", handler=Mathable._act_end, doc="end the turn: refill the rack to 7"),
+    ActionSpec(
+        do="exchange",
+        handler=Mathable._act_exchange,
+        fields=(ints_field("tiles", 0, MAX_TILE, (1, RACK_SIZE), "rack tiles to give back"),),
+        doc="before placing anything: swap rack tiles for as many new ones; ends the turn",
+    ),
+    ActionSpec(do="hint", handler=Mathable._act_hint, doc="name a rack tile that fits somewhere"),
+    ActionSpec(
+        do="quit",
+        handler=Mathable._act_quit,
+        fields=(flag_field("vote", "set this seat's vote; without it, toggle it", required=False),),
+        turn=False,
+        doc="vote to end the game; it ends when every human seat votes yes",
+    ),
+)
 
 
 def _check_tiles(where: str, tiles: Iterable[Any]) -> None:

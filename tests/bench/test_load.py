@@ -57,6 +57,12 @@ async def test_short_run_reports_every_figure() -> None:
     _percentiles(echo["rtt"])
     assert 0 < _number(rooms["ratio_to_echo"]) < 10
     assert rooms["errors"] == {}
+    # the server's collections over the phase, read from its /metrics: a move's allocations
+    assert rooms["server_build"] in ("pure", "mypyc")
+    assert len(rooms["server_collections"]) == 3 and min(rooms["server_collections"]) >= 0
+    assert rooms["server_collections_per_1000_moves"] == pytest.approx(
+        1000 * sum(rooms["server_collections"]) / rooms["moves"], abs=0.01
+    )
 
     fan = report["fanout"]
     assert fan["spectators_lost"] == 0 and fan["errors"] == {}
@@ -79,7 +85,8 @@ async def test_short_run_reports_every_figure() -> None:
 
     text = table(report)
     for label in ("KiB per connection", "moves/s", "act->update p99_ms", "spectators frames/s",
-                  "spectator lag p99_ms", "committed actions/s", "server rss"):  # fmt: skip
+                  "spectator lag p99_ms", "committed actions/s", "server rss",
+                  "server collections per 1,000 moves"):  # fmt: skip
         assert label in text
 
 
@@ -88,6 +95,9 @@ def test_arguments() -> None:
                          "--pace", "0.5"])  # fmt: skip
     assert (cfg.connections, cfg.rooms, cfg.spectators, cfg.pace) == (10, 2, 3, 0.5)
     assert cfg.phases == ("rooms", "journal")
+    assert cfg.server_python is None
+    cfg, _ = parse_args(["--server-python", "venv/bin/python"])
+    assert cfg.server_python == "venv/bin/python"
 
 
 @pytest.mark.parametrize("mode", ["off", "tuned"])

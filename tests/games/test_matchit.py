@@ -491,7 +491,8 @@ def test_from_position_takes_up_a_game_where_it_stands() -> None:
         (board_from_cells(ROWS - 1, COLS, {(0, 0): 7}), {}),
         (board_from_cells(ROWS, COLS + 1, {(0, 0): 7}), {}),
         (board_from_cells(ROWS, COLS, {(0, 0): 42}), {}),
-        (board_from_cells(ROWS, COLS, {(0, 0): True}), {}),
+        # by hand: compiled (the mypyc build), board_from_cells stores True as the int 1
+        ([[True, *[None] * (COLS - 1)], *[[None] * COLS for _ in range(ROWS - 1)]], {}),
         (board_from_cells(ROWS, COLS, {}), {}),  # a cleared sheet is never in play
         (board_from_cells(ROWS, COLS, {(0, 0): 7}), {"lives": 0}),
         (board_from_cells(ROWS, COLS, {(0, 0): 7}), {"level": 0}),
