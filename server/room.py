@@ -40,6 +40,7 @@ import msgpack
 from tilehall.protocol import ErrorCode, ProtocolError, encode
 from tilehall.server.clock import Clock
 from tilehall.server.config import Limits
+from tilehall.server.doorlock import DoorLock
 from tilehall.server.games import Game, Status
 from tilehall.server.games.base import Event
 from tilehall.server.games.replay import START
@@ -133,7 +134,7 @@ class Room:
         self.members: dict[Member, int | None] = {}
         self.compact: set[Member] = set()
         """Members that get patches (``compact``) rather than whole views."""
-        self._lock = asyncio.Lock()
+        self._lock = DoorLock()
         """The door's: held by :meth:`submit` from the engine's step to the commit or drop,
         and by :meth:`between_moves`. Nothing else in the server takes it."""
         self._summary_due = False
@@ -412,10 +413,11 @@ class Room:
                 not confirm the append; a refusal ``decide`` raised.
             GameError: the engine refused; nothing changed.
         """
-        # acquire/release rather than ``async with``: the lock's __aenter__ and
-        # __aexit__ are two coroutines more for every move, for the same lock.
+        # take/release rather than ``async with``: a free lock is taken with no
+        # coroutine made (see tilehall.server.doorlock); only a held one is waited for.
         lock = self._lock
-        await lock.acquire()
+        if not lock.take():
+            await lock.acquire()
         try:
             if self.closed:
                 return False
