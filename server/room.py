@@ -34,7 +34,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import msgpack
 from tilehall.protocol import ErrorCode, ProtocolError, encode
@@ -426,7 +426,15 @@ class Room:
             if proposal is None:
                 return False
             seat, action, now = proposal
-            await self._apply(seat, action, now, origin=origin, re=re)
+            # _apply's three steps, written out here: one coroutine less per move,
+            # alive while it waits for its append.
+            pending, appending, started = self._propose(seat, action, now)
+            try:
+                await appending
+            except BaseException as exc:
+                self._not_kept(pending, exc)
+            if self._commit(pending, started, origin, re):
+                await self._follow(pending.entry.now)
             return True
         finally:
             lock.release()
@@ -496,7 +504,7 @@ class Room:
         """Engine, journal, broadcast: what the door does with an entry. Hold the lock.
 
         ``origin``/``re``: the acting connection gets its update with ``re`` set, as
-        the reply to its ``act``.
+        the reply to its ``act``. :meth:`submit` does the same three steps itself.
 
         Raises:
             GameError: the engine refused; nothing changed.
@@ -504,38 +512,77 @@ class Room:
                 (nothing reached the engine) or did not confirm this append (the
                 room is suspended until it is rebuilt from the journal).
         """
-        health = self.services.health
-        if not health.up:
+        pending, appending, started = self._propose(seat, action, now)
+        try:
+            await appending
+        except BaseException as exc:
+            self._not_kept(pending, exc)
+        if self._commit(pending, started, origin, re):
+            await self._follow(pending.entry.now)
+
+    def _propose(
+        self, seat: int | None, action: dict[str, Any], now: float
+    ) -> tuple[Pending, Awaitable[None], tuple[float, float]]:
+        """The engine's step and the journal's append begun: the pending change, the
+        append to await, and when the move and its append began (for the metrics).
+
+        Raises:
+            GameError: the engine refused; nothing changed.
+            ProtocolError: ``unavailable``: the store is known to be down.
+        """
+        if not self.services.health.up:
             raise self._unavailable("the game's journal cannot be written now; nothing was done")
         started = time.perf_counter()
-        core = self.core
-        pending = core.propose(seat, action, now)  # GameError: refused, nothing changed
+        pending = self.core.propose(seat, action, now)  # GameError: refused, nothing changed
         self._settled.clear()
-        entry = pending.entry
-        metrics = self.services.metrics
+        committing = time.perf_counter()
         try:
-            committing = time.perf_counter()
-            await self.store.append(entry)
-            metrics.commit_latency.observe(time.perf_counter() - committing)
-        except AppendRefused as exc:  # definitely not kept: its seq was taken, or the room moved
+            appending = self.store.append(pending.entry)
+        except BaseException as exc:
+            self._not_kept(pending, exc)
+        return pending, appending, (started, committing)
+
+    def _not_kept(self, pending: Pending, exc: BaseException) -> NoReturn:
+        """The journal did not confirm ``pending`` (``exc``): drop it, suspend, and say so.
+
+        Called in the ``except`` block of the append's await.
+
+        Raises:
+            ProtocolError: ``unavailable``; or ``exc`` itself when it is not an
+                Exception (a cancellation at shutdown: dropped, and the rebuild will say).
+        """
+        entry = pending.entry
+        if isinstance(exc, AppendRefused):  # definitely not kept: its seq was taken, or moved
             log.warning("room %s: journal refused seq %d (%s)", self.id, entry.seq, exc)
             self._drop(pending)
             raise self._unavailable("the room changed elsewhere; it is being restored") from None
-        except BaseException as exc:  # not confirmed: kept or not, the journal will say
-            if isinstance(exc, StoreUnavailable):
-                health.failed(exc)
-                log.warning("room %s: seq %d not confirmed: %s", self.id, entry.seq, exc)
-            elif isinstance(exc, Exception):
-                log.exception("room %s: journal append of seq %d failed", self.id, entry.seq)
-            self._drop(pending)
-            if not isinstance(exc, Exception):
-                raise  # cancelled (a shutdown): dropped, and the rebuild will say
-            raise self._unavailable(
-                "the move could not be confirmed as saved; the room is being restored from "
-                "its journal and will tell you what it holds"
-            ) from None
+        # not confirmed: kept or not, the journal will say
+        if isinstance(exc, StoreUnavailable):
+            self.services.health.failed(exc)
+            log.warning("room %s: seq %d not confirmed: %s", self.id, entry.seq, exc)
+        elif isinstance(exc, Exception):
+            log.exception("room %s: journal append of seq %d failed", self.id, entry.seq)
+        self._drop(pending)
+        if not isinstance(exc, Exception):
+            raise exc
+        raise self._unavailable(
+            "the move could not be confirmed as saved; the room is being restored from "
+            "its journal and will tell you what it holds"
+        ) from None
+
+    def _commit(
+        self,
+        pending: Pending,
+        began: tuple[float, float],
+        origin: Member | None,
+        re: int | None,
+    ) -> bool:
+        """The journal holds ``pending``: show it, re-arm the proposers; whether
+        :meth:`_follow` has work to await."""
+        metrics = self.services.metrics
+        metrics.commit_latency.observe(time.perf_counter() - began[1])
         try:
-            frames = core.commit(
+            frames = self.core.commit(
                 pending, self.members, self.compact, wall=self.clock.time(), origin=origin, re=re
             )
         finally:
@@ -543,9 +590,8 @@ class Room:
         for member, data in frames:
             member.push(data)
         metrics.actions[self.game.name] += 1
-        metrics.act_latency.observe(time.perf_counter() - started)
-        if self._rearm(entry.now):  # most moves: re-armed, nothing to await
-            await self._follow(entry.now)
+        metrics.act_latency.observe(time.perf_counter() - began[0])
+        return self._rearm(pending.entry.now)
 
     def _drop(self, pending: Pending) -> None:
         """The journal did not confirm ``pending``: forget it and suspend (:mod:`.recovery`)."""
