@@ -480,17 +480,7 @@ class Room:
         # Only what the game's schema declares, in canonical form, is ever journaled: extra
         # keys (64 KB of junk, say) are refused here, before the engine or the journal.
         action = self.game.normalize(action)
-
-        def decide() -> Proposal:
-            if not self.core.started:
-                raise ProtocolError(ErrorCode.NOT_STARTED, f"room {self.id} waits for players")
-            if seq is not None and seq != self.seq:
-                raise ProtocolError(
-                    ErrorCode.STALE, f"room {self.id} is at seq {self.seq}, not {seq}"
-                )
-            return seat, action, self.clock.time()
-
-        return self.submit(decide, origin=session, re=re)
+        return self.submit(_ActDecision(self, seat, action, seq), origin=session, re=re)
 
     async def _apply(
         self,
@@ -771,3 +761,30 @@ class Room:
         task = asyncio.create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+class _ActDecision:
+    """A member's ``act`` as the door decides it, under the lock: refused before the start
+    or at a seq the room has left, else the action at the time it is taken.
+
+    One object with slots rather than a closure (a function and a cell for each
+    of the four names it reads): it is alive while the move waits for its append,
+    and with hundreds of moves waiting the cycle collector walks each of them at
+    every pass.
+    """
+
+    __slots__ = ("action", "room", "seat", "seq")
+
+    def __init__(self, room: Room, seat: int, action: dict[str, Any], seq: int | None) -> None:
+        self.room = room
+        self.seat = seat
+        self.action = action
+        self.seq = seq
+
+    def __call__(self) -> Proposal:
+        room, seq = self.room, self.seq
+        if not room.core.started:
+            raise ProtocolError(ErrorCode.NOT_STARTED, f"room {room.id} waits for players")
+        if seq is not None and seq != room.seq:
+            raise ProtocolError(ErrorCode.STALE, f"room {room.id} is at seq {room.seq}, not {seq}")
+        return self.seat, self.action, room.clock.time()
