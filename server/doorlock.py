@@ -2,8 +2,7 @@
 
 Every move takes its room's lock. ``asyncio.Lock.acquire`` is a coroutine even
 when the lock is free (nearly always: one player acts at a time), so each move
-made one, resumed through it, and, with 200 moves waiting on the journal, left
-the frame's garbage for the collector. :meth:`DoorLock.take` takes a free lock
+made one and ran through it, for nothing to wait for. :meth:`DoorLock.take` takes a free lock
 at once and says so; only a lock held or waited for needs :meth:`acquire`.
 
 Fairness is ``asyncio.Lock``'s: first come, first served. A lock released to a
