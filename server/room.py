@@ -34,12 +34,13 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import msgpack
 from tilehall.protocol import ErrorCode, ProtocolError, encode
 from tilehall.server.clock import Clock
 from tilehall.server.config import Limits
+from tilehall.server.doorlock import DoorLock
 from tilehall.server.games import Game, Status
 from tilehall.server.games.base import Event
 from tilehall.server.games.replay import START
@@ -133,7 +134,7 @@ class Room:
         self.members: dict[Member, int | None] = {}
         self.compact: set[Member] = set()
         """Members that get patches (``compact``) rather than whole views."""
-        self._lock = asyncio.Lock()
+        self._lock = DoorLock()
         """The door's: held by :meth:`submit` from the engine's step to the commit or drop,
         and by :meth:`between_moves`. Nothing else in the server takes it."""
         self._summary_due = False
@@ -412,10 +413,11 @@ class Room:
                 not confirm the append; a refusal ``decide`` raised.
             GameError: the engine refused; nothing changed.
         """
-        # acquire/release rather than ``async with``: the lock's __aenter__ and
-        # __aexit__ are two coroutines more for every move, for the same lock.
+        # take/release rather than ``async with``: a free lock is taken with no
+        # coroutine made (see tilehall.server.doorlock); only a held one is waited for.
         lock = self._lock
-        await lock.acquire()
+        if not lock.take():
+            await lock.acquire()
         try:
             if self.closed:
                 return False
@@ -424,7 +426,15 @@ class Room:
             if proposal is None:
                 return False
             seat, action, now = proposal
-            await self._apply(seat, action, now, origin=origin, re=re)
+            # _apply's three steps, written out here: one coroutine less per move,
+            # alive while it waits for its append.
+            pending, appending, started = self._propose(seat, action, now)
+            try:
+                await appending
+            except BaseException as exc:
+                self._not_kept(pending, exc)
+            if self._commit(pending, started, origin, re):
+                await self._follow(pending.entry.now)
             return True
         finally:
             lock.release()
@@ -470,17 +480,7 @@ class Room:
         # Only what the game's schema declares, in canonical form, is ever journaled: extra
         # keys (64 KB of junk, say) are refused here, before the engine or the journal.
         action = self.game.normalize(action)
-
-        def decide() -> Proposal:
-            if not self.core.started:
-                raise ProtocolError(ErrorCode.NOT_STARTED, f"room {self.id} waits for players")
-            if seq is not None and seq != self.seq:
-                raise ProtocolError(
-                    ErrorCode.STALE, f"room {self.id} is at seq {self.seq}, not {seq}"
-                )
-            return seat, action, self.clock.time()
-
-        return self.submit(decide, origin=session, re=re)
+        return self.submit(_ActDecision(self, seat, action, seq), origin=session, re=re)
 
     async def _apply(
         self,
@@ -494,7 +494,7 @@ class Room:
         """Engine, journal, broadcast: what the door does with an entry. Hold the lock.
 
         ``origin``/``re``: the acting connection gets its update with ``re`` set, as
-        the reply to its ``act``.
+        the reply to its ``act``. :meth:`submit` does the same three steps itself.
 
         Raises:
             GameError: the engine refused; nothing changed.
@@ -502,38 +502,77 @@ class Room:
                 (nothing reached the engine) or did not confirm this append (the
                 room is suspended until it is rebuilt from the journal).
         """
-        health = self.services.health
-        if not health.up:
+        pending, appending, started = self._propose(seat, action, now)
+        try:
+            await appending
+        except BaseException as exc:
+            self._not_kept(pending, exc)
+        if self._commit(pending, started, origin, re):
+            await self._follow(pending.entry.now)
+
+    def _propose(
+        self, seat: int | None, action: dict[str, Any], now: float
+    ) -> tuple[Pending, Awaitable[None], tuple[float, float]]:
+        """The engine's step and the journal's append begun: the pending change, the
+        append to await, and when the move and its append began (for the metrics).
+
+        Raises:
+            GameError: the engine refused; nothing changed.
+            ProtocolError: ``unavailable``: the store is known to be down.
+        """
+        if not self.services.health.up:
             raise self._unavailable("the game's journal cannot be written now; nothing was done")
         started = time.perf_counter()
-        core = self.core
-        pending = core.propose(seat, action, now)  # GameError: refused, nothing changed
+        pending = self.core.propose(seat, action, now)  # GameError: refused, nothing changed
         self._settled.clear()
-        entry = pending.entry
-        metrics = self.services.metrics
+        committing = time.perf_counter()
         try:
-            committing = time.perf_counter()
-            await self.store.append(entry)
-            metrics.commit_latency.observe(time.perf_counter() - committing)
-        except AppendRefused as exc:  # definitely not kept: its seq was taken, or the room moved
+            appending = self.store.append(pending.entry)
+        except BaseException as exc:
+            self._not_kept(pending, exc)
+        return pending, appending, (started, committing)
+
+    def _not_kept(self, pending: Pending, exc: BaseException) -> NoReturn:
+        """The journal did not confirm ``pending`` (``exc``): drop it, suspend, and say so.
+
+        Called in the ``except`` block of the append's await.
+
+        Raises:
+            ProtocolError: ``unavailable``; or ``exc`` itself when it is not an
+                Exception (a cancellation at shutdown: dropped, and the rebuild will say).
+        """
+        entry = pending.entry
+        if isinstance(exc, AppendRefused):  # definitely not kept: its seq was taken, or moved
             log.warning("room %s: journal refused seq %d (%s)", self.id, entry.seq, exc)
             self._drop(pending)
             raise self._unavailable("the room changed elsewhere; it is being restored") from None
-        except BaseException as exc:  # not confirmed: kept or not, the journal will say
-            if isinstance(exc, StoreUnavailable):
-                health.failed(exc)
-                log.warning("room %s: seq %d not confirmed: %s", self.id, entry.seq, exc)
-            elif isinstance(exc, Exception):
-                log.exception("room %s: journal append of seq %d failed", self.id, entry.seq)
-            self._drop(pending)
-            if not isinstance(exc, Exception):
-                raise  # cancelled (a shutdown): dropped, and the rebuild will say
-            raise self._unavailable(
-                "the move could not be confirmed as saved; the room is being restored from "
-                "its journal and will tell you what it holds"
-            ) from None
+        # not confirmed: kept or not, the journal will say
+        if isinstance(exc, StoreUnavailable):
+            self.services.health.failed(exc)
+            log.warning("room %s: seq %d not confirmed: %s", self.id, entry.seq, exc)
+        elif isinstance(exc, Exception):
+            log.exception("room %s: journal append of seq %d failed", self.id, entry.seq)
+        self._drop(pending)
+        if not isinstance(exc, Exception):
+            raise exc
+        raise self._unavailable(
+            "the move could not be confirmed as saved; the room is being restored from "
+            "its journal and will tell you what it holds"
+        ) from None
+
+    def _commit(
+        self,
+        pending: Pending,
+        began: tuple[float, float],
+        origin: Member | None,
+        re: int | None,
+    ) -> bool:
+        """The journal holds ``pending``: show it, re-arm the proposers; whether
+        :meth:`_follow` has work to await."""
+        metrics = self.services.metrics
+        metrics.commit_latency.observe(time.perf_counter() - began[1])
         try:
-            frames = core.commit(
+            frames = self.core.commit(
                 pending, self.members, self.compact, wall=self.clock.time(), origin=origin, re=re
             )
         finally:
@@ -541,9 +580,8 @@ class Room:
         for member, data in frames:
             member.push(data)
         metrics.actions[self.game.name] += 1
-        metrics.act_latency.observe(time.perf_counter() - started)
-        if self._rearm(entry.now):  # most moves: re-armed, nothing to await
-            await self._follow(entry.now)
+        metrics.act_latency.observe(time.perf_counter() - began[0])
+        return self._rearm(pending.entry.now)
 
     def _drop(self, pending: Pending) -> None:
         """The journal did not confirm ``pending``: forget it and suspend (:mod:`.recovery`)."""
@@ -723,3 +761,30 @@ class Room:
         task = asyncio.create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+class _ActDecision:
+    """A member's ``act`` as the door decides it, under the lock: refused before the start
+    or at a seq the room has left, else the action at the time it is taken.
+
+    One object with slots rather than a closure (a function and a cell for each
+    of the four names it reads): it is alive while the move waits for its append,
+    and with hundreds of moves waiting the cycle collector walks each of them at
+    every pass.
+    """
+
+    __slots__ = ("action", "room", "seat", "seq")
+
+    def __init__(self, room: Room, seat: int, action: dict[str, Any], seq: int | None) -> None:
+        self.room = room
+        self.seat = seat
+        self.action = action
+        self.seq = seq
+
+    def __call__(self) -> Proposal:
+        room, seq = self.room, self.seq
+        if not room.core.started:
+            raise ProtocolError(ErrorCode.NOT_STARTED, f"room {room.id} waits for players")
+        if seq is not None and seq != room.seq:
+            raise ProtocolError(ErrorCode.STALE, f"room {room.id} is at seq {room.seq}, not {seq}")
+        return self.seat, self.action, room.clock.time()

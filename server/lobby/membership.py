@@ -7,6 +7,7 @@ settle; never for the room's lock); a player's ``act`` goes to the room's door.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from tilehall.protocol import ErrorCode, ProtocolError, encode
@@ -132,14 +133,29 @@ class Membership(Listing):
         if self.bus is not None:
             self.bus.disconnect(session)
 
-    async def act(self, session: Member, msg: dict[str, Any]) -> None:
-        # Outside a cluster no room is remote: no coroutine to ask (one less per move).
-        if self.bus is not None and (remote := await self._remote(session, msg)) is not None:
-            return await remote.act(session, msg)
+    def act(self, session: Member, msg: dict[str, Any]) -> Awaitable[bool | None]:
+        """``msg``'s action, to its room's door: the room's coroutine, for the caller to await.
+
+        Outside a cluster no room is remote, and this makes no coroutine of its
+        own: the room's (:meth:`Room.act`) is handed back, one coroutine less
+        alive while the move waits for its append. The answer is the actor's
+        update, carrying ``re``; what the awaitable returns says nothing more.
+        """
+        if self.bus is not None:
+            return self._act_anywhere(session, msg)
+        return self._act_here(session, msg)
+
+    def _act_here(self, session: Member, msg: dict[str, Any]) -> Awaitable[bool]:
         room = self.rooms.get(msg["room"])
         if room is None:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"there is no room {msg['room'][:64]!r}")
-        await room.act(session, msg["action"], msg.get("seq"), msg.get("id"))
+        return room.act(session, msg["action"], msg.get("seq"), msg.get("id"))
+
+    async def _act_anywhere(self, session: Member, msg: dict[str, Any]) -> bool | None:
+        if (remote := await self._remote(session, msg)) is not None:
+            await remote.act(session, msg)
+            return None
+        return await self._act_here(session, msg)
 
     async def chat(self, session: Member, msg: dict[str, Any]) -> None:
         if (remote := await self._remote(session, msg)) is not None:

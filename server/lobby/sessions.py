@@ -29,8 +29,9 @@ __all__ = ["ROUTES", "Lobby"]
 
 log = logging.getLogger(__name__)
 
-Reply = dict[str, Any] | Frame | None
-"""A handler's answer: a message, a :class:`Frame` already encoded, or None (updates say it)."""
+Reply = dict[str, Any] | Frame | bool | None
+"""A handler's answer: a message, a :class:`Frame` already encoded, or None or a bool (updates
+say it: ``act`` hands back its room's coroutine, which says whether the move was journaled)."""
 
 Handler = Callable[["Lobby", Member, dict[str, Any]], Awaitable[Reply]]
 
@@ -88,7 +89,7 @@ class Lobby(Accounts):
             if isinstance(reply, Frame):
                 member.send(reply.data)
                 return reply.cost
-            if reply is not None:
+            if isinstance(reply, dict):
                 if re is not None:
                     reply["re"] = re
                 member.send_msg(reply)
