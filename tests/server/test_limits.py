@@ -169,6 +169,7 @@ async def test_connections_per_address_are_capped(tmp_path):
         await srv.stop()
 
 
+@pytest.mark.slow  # seconds of waiting for the bucket to refill
 async def test_a_new_connection_earns_its_burst(tmp_path):
     """It starts with --initial-burst and grows to --burst: a flooder that comes back
     starts small, a connection that stays may burst fully (pacing off, to count)."""

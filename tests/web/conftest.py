@@ -59,6 +59,15 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
         pytest.mark.asyncio(loop_scope="session")(obj)
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives Chromium is ``slow`` (a browser process): the inner loop skips it."""
+    here = Path(__file__).parent
+    for item in items:
+        if Path(item.path).parent == here and "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest_asyncio.fixture(loop_scope="session")
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     """tests/conftest.py's ``server``, in the session's loop: the page's tests drive it."""
