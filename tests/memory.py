@@ -26,6 +26,7 @@ from tilehall.server.config import Config, Limits
 from tilehall.server.lobby import Lobby
 from tilehall.server.store import open_store
 from tilehall.server.store.base import JournalEntry, PlayerRecord, Store
+from tilehall.server.store.sqlite import SQLiteStore
 
 from tests import helpers
 
@@ -161,12 +162,20 @@ class House:
     @classmethod
     async def open(cls, data_dir: Path, db: str | Store | None = None, **limits: Any) -> House:
         """A lobby on the store ``db`` (a URL, or a store not yet opened; default: a SQLite
-        file in ``data_dir``)."""
+        file in ``data_dir``).
+
+        The default file commits with ``synchronous=NORMAL``, not the server's ``FULL``:
+        nothing here cuts the power, and a test of the lobby that makes thousands of rooms
+        spent most of its time waiting for their fsyncs. A test of durability passes a
+        store of its own (or runs a server process, which keeps ``FULL``).
+        """
+        if db is None:
+            db = SQLiteStore(data_dir / "tilehall.sqlite3", synchronous="NORMAL")
         if isinstance(db, Store):
             store = db
             await store.open()
         else:
-            store = await open_store(db or str(data_dir / "tilehall.sqlite3"))
+            store = await open_store(db)
         clock = FakeClock()
         limits.setdefault("bot_delay", 0)
         config = Config(data_dir=data_dir, limits=Limits(**limits))

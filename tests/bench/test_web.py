@@ -7,7 +7,11 @@ kept up with the game.
 
 from __future__ import annotations
 
+import pytest
+
 from bench import web_page, web_spectators
+
+pytestmark = pytest.mark.slow  # a benchmark run: Chromium and a server process
 
 
 async def test_web_page_reaches_the_lobby_and_a_second_visit_revalidates():

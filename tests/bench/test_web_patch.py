@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench import web_patch
+
+pytestmark = pytest.mark.slow  # a benchmark run: Chromium replaying a recorded game
 
 
 async def test_web_patch_times_every_update_of_a_recorded_mathable_game():

@@ -10,6 +10,7 @@ import pytest
 from tilehall.protocol import encode
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
+from tilehall.server.session import Session
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from tests.helpers import Raw
@@ -88,8 +89,16 @@ async def test_flooding_is_rate_limited_then_disconnected(tmp_path):
         await srv.stop()
 
 
-async def test_a_flooder_cut_off_is_read_no_further(tmp_path):
+async def test_a_flooder_cut_off_is_read_no_further(tmp_path, monkeypatch):
     """After the 1008 the server reads nothing more: the flood backs up in TCP."""
+    closes = []
+    close = Session.close
+
+    def spy(self, code, reason, **kwargs):
+        closes.append((code, kwargs))
+        close(self, code, reason, **kwargs)
+
+    monkeypatch.setattr(Session, "close", spy)
     srv, url = await start(tmp_path, rate=5, burst=10, max_strikes=30, flood_ban=0)
     try:
         a = await Raw.open(url, "Ada")
@@ -101,7 +110,11 @@ async def test_a_flooder_cut_off_is_read_no_further(tmp_path):
                 sent += 1
                 if sent % 100 == 0:
                     await asyncio.sleep(0)
-        assert info.value.rcvd is not None and info.value.rcvd.code == 1008
+        # The server closed with 1008 and drops the connection 1 s later, answered or
+        # not: a flooder busy sending on a loaded machine may not have read the close
+        # frame by then, and the drop (a reset) throws away what it had not read.
+        assert closes == [(1008, {"abort_after": 1.0})]
+        assert info.value.rcvd is None or info.value.rcvd.code == 1008
         refused = srv.lobby.metrics.errors["rate_limited"]
         # it was cut off after max_strikes refusals, and no frame was parsed after that
         assert refused == 31
@@ -169,6 +182,7 @@ async def test_connections_per_address_are_capped(tmp_path):
         await srv.stop()
 
 
+@pytest.mark.slow  # seconds of waiting for the bucket to refill
 async def test_a_new_connection_earns_its_burst(tmp_path):
     """It starts with --initial-burst and grows to --burst: a flooder that comes back
     starts small, a connection that stays may burst fully (pacing off, to count)."""

@@ -6,6 +6,13 @@ the same event loop as it, so a test can drive the page and a protocol client si
 by side. The browser is the system's Chromium (tests/web/browser.py): without it a browser
 test fails, and says how to install it.
 
+One Chromium serves the whole session (a launch is seconds of a loaded machine's time,
+a test's own context a tenth of that); each test still gets its own server, its own
+contexts (cookies, storage, pages: nothing carries over) and every context it left
+open is closed after it. So the web tests run in the session's event loop, which
+Playwright's objects are bound to: :func:`pytest_pycollect_makeitem` marks them so, and the
+async fixtures they use (``server`` too) run in that loop.
+
 Every page records the console's errors and the page's uncaught exceptions, and a
 test that leaves any fails at teardown. A test that provokes one on purpose takes
 it out of ``console_errors`` (a list of strings) before it ends.
@@ -13,11 +20,16 @@ it out of ``console_errors`` (a list of strings) before it ends.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import pytest_asyncio
 from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
 
 from tests.web.browser import PHONE, chromium, launch
 
@@ -31,20 +43,80 @@ def base_url(server: Server) -> str:
     return f"http://127.0.0.1:{server.port}"
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    """Headless Chromium, one per test (a launch costs well under a second)."""
+def _is_async(obj: object) -> bool:
+    inner = getattr(getattr(obj, "hypothesis", None), "inner_test", None)  # @given wraps it
+    return inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(inner)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
+    """Run every async test of this folder in the session's event loop (see above).
+
+    On the function itself, before pytest-asyncio reads its mark at collection.
+    """
+    here = Path(__file__).parent
+    if Path(collector.path).parent == here and name.startswith("test") and _is_async(obj):
+        pytest.mark.asyncio(loop_scope="session")(obj)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives Chromium is ``slow`` (a browser process): the inner loop skips it."""
+    here = Path(__file__).parent
+    for item in items:
+        if Path(item.path).parent == here and "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    """tests/conftest.py's ``server``, in the session's loop: the page's tests drive it."""
+    srv = Server(Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)))
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+class _Chromium:
+    """The session's browser, launched at first use and again if it ever went away."""
+
+    def __init__(self, playwright: Any) -> None:
+        self.playwright = playwright
+        self.browser: Browser | None = None
+
+    async def get(self) -> Browser:
+        if self.browser is None or not self.browser.is_connected():
+            self.browser = await launch(self.playwright)
+        return self.browser
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def _chromium() -> AsyncIterator[_Chromium]:
     chromium()
     try:
         from playwright.async_api import async_playwright
     except ImportError:
         pytest.fail("playwright is missing: pip install -e '.[dev]'", pytrace=False)
     async with async_playwright() as playwright:
-        b = await launch(playwright)
+        holder = _Chromium(playwright)
         try:
-            yield b
+            yield holder
         finally:
-            await b.close()
+            if holder.browser is not None and holder.browser.is_connected():
+                await holder.browser.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(_chromium: _Chromium) -> AsyncIterator[Browser]:
+    """Headless Chromium: the session's one, with no context of an earlier test left."""
+    chromium()
+    b = await _chromium.get()
+    try:
+        yield b
+    finally:
+        for context in list(b.contexts):  # one the test made itself and left open
+            with contextlib.suppress(Exception):
+                await context.close()
 
 
 @pytest.fixture
@@ -86,14 +158,14 @@ async def _page(
         )
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def page(browser: Browser, base_url: str, console_errors: list[str]) -> AsyncIterator[Page]:
     """A desktop-sized page whose relative URLs go to the test server; fails on any error."""
     async for p in _page(browser, base_url, console_errors):
         yield p
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def phone(browser: Browser, base_url: str, console_errors: list[str]) -> AsyncIterator[Page]:
     """A phone-sized page (:data:`PHONE`); fails on any error, as :func:`page` does."""
     async for p in _page(browser, base_url, console_errors, **PHONE):

@@ -241,7 +241,10 @@ async def test_a_private_room_is_entered_by_its_link_with_the_code(page: Page, u
 async def test_a_dropped_connection_is_resumed_in_the_same_seat(
     browser: Browser, console_errors: list[str], tmp_path: Path
 ):
-    config = dict(data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None))
+    # The admin listener on any free port: the restarted server keeps the game port, and
+    # the port after it (its admin port by default) was never this test's to keep.
+    limits = Limits(bot_delay=0, ping_interval=None)
+    config = dict(data_dir=tmp_path, limits=limits, admin_port=0)
     first = Server(Config(port=0, **config))  # type: ignore[arg-type]
     await first.start()
     port = first.port
