@@ -1,12 +1,13 @@
 """Lines bots over seeded games: score, moves survived and think time.
 
 Run: .venv/bin/python bench/lines_bot.py [games] [level]
-         [--level=normal] [--cl98] [--preview] [--jobs=1] [--budget=0.25]
+         [--level=normal] [--cl98] [--preview | --no-preview] [--jobs=1] [--budget=0.25]
          [--first=0] [--max-moves=1500] [--quiet]
 
 ``--cl98`` plays the classic Color Lines 98 settings (9x9, 7 colours, 3 chips
 a throw, lines of 5) with the preview of the next colours on, as Color Lines
-98 shows them; ``--preview`` turns the preview on for the default options.
+98 shows them; ``--preview`` turns the preview on (for the default options),
+``--no-preview`` off (for ``--cl98``).
 Color Lines 98 also shows where the next chips will land; Tilehall's preview
 shows their colours only, the cells are drawn when the chips are thrown.
 
@@ -113,9 +114,11 @@ def main() -> None:
     options: dict[str, Any] = dict(CL98) if "cl98" in flags else {}
     if "preview" in flags:
         options["preview"] = True
-    setting = (
-        "Color Lines 98 (preview on)" if "cl98" in flags else f"options {options or 'default'}"
-    )
+    if "no-preview" in flags:
+        options["preview"] = False
+    setting = f"options {options or 'default'}"
+    if "cl98" in flags:
+        setting = f"Color Lines 98 (preview {'on' if options['preview'] else 'off'})"
     print(
         f"{level} bot, budget {budget}s, {games} games, {setting}, "
         f"seeds {first}..{first + games - 1}, stop after {max_moves or 'no limit of'} moves, "

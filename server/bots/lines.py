@@ -21,6 +21,12 @@ with precomputed geometry, because Python is slow and a decision may weigh some
 
 Tuned on seeded games (7 colours for quick comparisons, then the defaults): the
 ready-line term was worth about +50%; more samples or finalists did not help.
+
+The hard bot (:class:`HardLinesBot`) adds *near* lines (two chips short, both
+gaps reachable by chips of their colour) to the evaluation and searches wider:
+40 candidates, 12 finalists, 32 throws. Under Color Lines 98 settings it
+survives somewhat longer than the normal bot, not the thousands of moves of a
+good player; ``tests/perf/RESULTS.md`` has the figures and what was tried.
 """
 
 from __future__ import annotations
@@ -761,6 +767,8 @@ class HardLinesBot(LinesBot):
             for i in removed:
                 mask |= bits[i]
             value = self.evaluate(after, geo, w_val, vals, mask) + points * self.points_weight
+            # ``lines`` and ``ready`` serve the normal bot's incremental throws; here
+            # :meth:`evaluate` recounts them on every board, so they stay empty.
             scored.append(Candidate(value, src, dst, points, after, vals, 0.0, mask, []))
         scored.sort(key=lambda m: -m.value)
         finalists = scored[: self.finalists]
