@@ -1,28 +1,42 @@
-"""Lines bots over seeded games on the default options: score and think time.
+"""Lines bots over seeded games: score, moves survived and think time.
 
 Run: .venv/bin/python bench/lines_bot.py [games] [level]
-         [--budget=0.15] [--first=0] [--max-moves=1500] [--quiet]
+         [--level=normal] [--cl98] [--preview | --no-preview] [--jobs=1] [--budget=0.25]
+         [--first=0] [--max-moves=1500] [--quiet]
+
+``--cl98`` plays the classic Color Lines 98 settings (9x9, 7 colours, 3 chips
+a throw, lines of 5) with the preview of the next colours on, as Color Lines
+98 shows them; ``--preview`` turns the preview on (for the default options),
+``--no-preview`` off (for ``--cl98``).
+Color Lines 98 also shows where the next chips will land; Tilehall's preview
+shows their colours only, the cells are drawn when the chips are thrown.
 
 Game ``i`` uses engine seed ``first + i``; the bot gets its own RNG (seeded
 apart from the engine's, so its sampled throws cannot mirror the real ones).
-Each game's line is printed as it ends, then the figures: mean and median
-score, and mean and 95th-percentile think time per move (wall time of
-``choose``, measured around each call).
+``--jobs N`` plays N games at once in worker processes; each game's line is
+printed as it ends (so a run cut short still says what it saw), then the
+figures: mean score with a 95 % confidence interval (normal approximation,
+``1.96 s / sqrt(n)``), median, moves per game, and think time per move, both
+wall (``perf_counter``) and CPU of the thinking thread (``thread_time``)
+around each ``choose``: wall time grows with the machine's load, CPU time
+does not.
 
-The normal bot rarely loses on the default options (in a trial all 20 games
-were alive after 6,000 moves, about 12,600 points), so a game is stopped after
-``--max-moves`` moves (0: never). A score only grows, so the score at the stop
-is a lower bound of the game's final score, and so are the mean and median
-printed; the number of games stopped that way is printed too.
+A game is stopped after ``--max-moves`` moves (0: never). A score only grows,
+so the score at the stop is a lower bound of the game's final score, and so
+are the mean and median printed; the number of games stopped that way is
+printed too.
 """
 
 from __future__ import annotations
 
+import math
+import multiprocessing
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -30,23 +44,49 @@ from tilehall.protocol import Status
 from tilehall.server.bots.lines import BOTS
 from tilehall.server.games.lines import Lines
 
+CL98: dict[str, Any] = {
+    "width": 9,
+    "height": 9,
+    "colours": 7,
+    "throw": 3,
+    "min_line": 5,
+    "preview": True,
+}
+"""Color Lines 98: 9x9, seven colours, three a throw, lines of five, next colours shown."""
 
-def play(seed: int, level: str, budget: float, max_moves: int) -> tuple[int, bool, list[float]]:
-    """One game: ``(score, stopped at max_moves, think times)``."""
-    game = Lines(options={}, seats=1, rng=random.Random(seed), now=0.0)
+
+class Game(NamedTuple):
+    """One finished (or stopped) game."""
+
+    seed: int
+    score: int
+    stopped: bool
+    wall: list[float]
+    cpu: list[float]
+
+
+def play(seed: int, level: str, budget: float, max_moves: int, options: dict[str, Any]) -> Game:
+    """One game, with the think time of every move."""
+    game = Lines(options=options, seats=1, rng=random.Random(seed), now=0.0)
     bot = BOTS[level](rng=random.Random(1_000_003 + seed), budget=budget)
-    thinks: list[float] = []
+    wall: list[float] = []
+    cpu: list[float] = []
     while game.status is Status.PLAYING:
-        if max_moves and len(thinks) >= max_moves:
-            return game.scores[0], True, thinks
+        if max_moves and len(wall) >= max_moves:
+            return Game(seed, game.scores[0], True, wall, cpu)
         view = game.view(0)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         action = bot.choose(view)
-        thinks.append(time.perf_counter() - start)
+        cpu.append(time.thread_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
         if action is None:
             raise RuntimeError(f"seed {seed}: the bot passed in a live game")
         game.act(0, action, 0.0)
-    return game.scores[0], False, thinks
+    return Game(seed, game.scores[0], False, wall, cpu)
+
+
+def _play(args: tuple[int, str, float, int, dict[str, Any]]) -> Game:
+    return play(*args)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -54,49 +94,69 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def interval(values: list[int]) -> float:
+    """Half the width of the 95 % confidence interval of the mean (0 for one game)."""
+    if len(values) < 2:
+        return 0.0
+    return 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     flags = {a[2:].partition("=")[0]: a.partition("=")[2] for a in sys.argv[1:] if a[:2] == "--"}
     games = int(args[0]) if args else 100
-    level = args[1] if len(args) > 1 else "normal"
-    budget = float(flags.get("budget") or 0.15)
+    level = flags.get("level") or (args[1] if len(args) > 1 else "normal")
+    budget = float(flags.get("budget") or 0.25)
     first = int(flags.get("first") or 0)
     max_moves = int(flags.get("max-moves") or 1500)
+    jobs = int(flags.get("jobs") or 1)
     quiet = "quiet" in flags
+    options: dict[str, Any] = dict(CL98) if "cl98" in flags else {}
+    if "preview" in flags:
+        options["preview"] = True
+    if "no-preview" in flags:
+        options["preview"] = False
+    setting = f"options {options or 'default'}"
+    if "cl98" in flags:
+        setting = f"Color Lines 98 (preview {'on' if options['preview'] else 'off'})"
     print(
-        f"{level} bot, budget {budget}s, {games} games on default options, "
-        f"seeds {first}..{first + games - 1}, stop after {max_moves or 'no limit of'} moves"
+        f"{level} bot, budget {budget}s, {games} games, {setting}, "
+        f"seeds {first}..{first + games - 1}, stop after {max_moves or 'no limit of'} moves, "
+        f"{jobs} job(s)",
+        flush=True,
     )
-    scores: list[int] = []
-    moves: list[int] = []
-    thinks: list[float] = []
-    stopped = 0
-    wall = time.perf_counter()
-    for seed in range(first, first + games):
-        score, cut, times = play(seed, level, budget, max_moves)
-        scores.append(score)
-        moves.append(len(times))
-        stopped += cut
-        thinks += times
-        if not quiet:
-            print(
-                f"  seed {seed}: score {score}, {len(times)} moves"
-                f"{' (stopped, still alive)' if cut else ''}, "
-                f"think mean {1000 * statistics.mean(times):.1f} ms",
-                flush=True,
-            )
+    tasks = [(seed, level, budget, max_moves, options) for seed in range(first, first + games)]
+    done: list[Game] = []
+    wall_start = time.perf_counter()
+    with multiprocessing.Pool(jobs) as pool:
+        for result in pool.imap_unordered(_play, tasks):
+            done.append(result)
+            if not quiet:
+                print(
+                    f"  seed {result.seed}: score {result.score}, {len(result.wall)} moves"
+                    f"{' (stopped, still alive)' if result.stopped else ''}, think mean "
+                    f"{1000 * statistics.mean(result.cpu):.1f} ms CPU, "
+                    f"{1000 * statistics.mean(result.wall):.1f} ms wall",
+                    flush=True,
+                )
+    scores = [g.score for g in done]
+    moves = [len(g.wall) for g in done]
+    wall = [t for g in done for t in g.wall]
+    cpu = [t for g in done for t in g.cpu]
+    stopped = sum(g.stopped for g in done)
     bound = " (lower bounds)" if stopped else ""
     print(
-        f"score{bound}: mean {statistics.mean(scores):.1f}, "
+        f"score{bound}: mean {statistics.mean(scores):.1f} ± {interval(scores):.1f} (95 % CI), "
         f"median {statistics.median(scores):.1f}, min {min(scores)}, max {max(scores)}"
     )
-    print(f"games stopped alive at the move limit: {stopped} of {games}")
-    print(f"moves per game: mean {statistics.mean(moves):.0f}")
-    print(
-        f"think per move: mean {1000 * statistics.mean(thinks):.1f} ms, "
-        f"p95 {1000 * percentile(thinks, 0.95):.1f} ms, max {1000 * max(thinks):.1f} ms"
-    )
-    print(f"wall time {time.perf_counter() - wall:.0f} s")
+    print(f"games stopped alive at the move limit: {stopped} of {len(done)}")
+    print(f"moves per game: mean {statistics.mean(moves):.0f}, median {statistics.median(moves)}")
+    for name, times in (("CPU", cpu), ("wall", wall)):
+        print(
+            f"think per move ({name}): mean {1000 * statistics.mean(times):.1f} ms, "
+            f"p95 {1000 * percentile(times, 0.95):.1f} ms, max {1000 * max(times):.1f} ms"
+        )
+    print(f"{len(wall)} moves, wall time {time.perf_counter() - wall_start:.0f} s")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,12 @@ with precomputed geometry, because Python is slow and a decision may weigh some
 
 Tuned on seeded games (7 colours for quick comparisons, then the defaults): the
 ready-line term was worth about +50%; more samples or finalists did not help.
+
+The hard bot (:class:`HardLinesBot`) adds *near* lines (two chips short, both
+gaps reachable by chips of their colour) to the evaluation and searches wider:
+40 candidates, 12 finalists, 32 throws. Under Color Lines 98 settings it
+survives somewhat longer than the normal bot, not the thousands of moves of a
+good player; ``tests/perf/RESULTS.md`` has the figures and what was tried.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from tilehall.protocol import Status
 from tilehall.server.bots.base import Bot
 from tilehall.server.games.lines import LINE_DIRECTIONS, line_points
 
-__all__ = ["BOTS", "EasyLinesBot", "Geometry", "LinesBot", "geometry"]
+__all__ = ["BOTS", "EasyLinesBot", "Geometry", "HardLinesBot", "LinesBot", "geometry"]
 
 
 class Geometry:
@@ -656,4 +662,190 @@ class EasyLinesBot(LinesBot):
         return best[1], best[2]
 
 
-BOTS: dict[str, type[Bot]] = {"normal": LinesBot, "easy": EasyLinesBot}
+def near_lines(
+    board: list[int], geo: Geometry, empty: int, vals: list[float], near: float, cap: int
+) -> int:
+    """Windows two chips short (value ``near``) that two moves can complete.
+
+    Each gap must lie in an empty region that a chip of the window's colour
+    from outside the window borders, and there must be a chip for every gap.
+    Counting stops at ``cap``.
+    """
+    bits = geo.bits
+    stride = geo.stride
+    windows = geo.windows
+    cmask: list[int] = []
+    found = 0
+    for wi, v in enumerate(vals):
+        if v != near:
+            continue
+        if not cmask:
+            cmask = [0] * (max(board) + 1)
+            for i, k in enumerate(board):
+                if k:
+                    cmask[k] |= bits[i]
+        colour = 0
+        gaps: list[int] = []
+        for i in windows[wi]:
+            if board[i]:
+                colour = board[i]
+            else:
+                gaps.append(i)
+        outside = cmask[colour] & ~geo.win_masks[wi]
+        if outside.bit_count() < len(gaps):
+            continue
+        for gap in gaps:
+            region = grow(bits[gap], empty, stride)
+            rim = region << 1 | region >> 1 | region << stride | region >> stride
+            if not rim & outside:
+                break
+        else:
+            found += 1
+            if found >= cap:
+                break
+    return found
+
+
+class HardLinesBot(LinesBot):
+    """The hard bot: a wider search, two-move lines, and the mean over many throws.
+
+    It keeps the normal bot's evaluation (window potential, free room, the cells
+    cut off, ready lines) and adds *near* lines: windows two chips short whose
+    gaps chips of their colour can reach, a line two moves away. It plays out
+    more candidates, and compares more finalists over more sampled throws, with
+    the colours of the next throw when the preview shows them. The samples are
+    a fixed number (the same seed gives the same move); ``budget`` only stops
+    them early on a slow machine.
+    """
+
+    level = "hard"
+    candidates: ClassVar[int] = 40
+    finalists: ClassVar[int] = 12
+    samples: ClassVar[int] = 32
+    near_weight: ClassVar[float] = 15.0
+    near_cap: ClassVar[int] = 4
+
+    def evaluate(
+        self,
+        board: list[int],
+        geo: Geometry,
+        w_val: list[float],
+        vals: list[float],
+        mask: int,
+    ) -> float:
+        """The value of a position the player is to move in (before any throw)."""
+        n = geo.min_line
+        ready = [wi for wi, v in enumerate(vals) if v == w_val[n - 1]]
+        value = sum(vals) + self.mobility(mask, geo) + self.readiness(board, geo, mask, ready)
+        if self.near_weight and n >= 2:
+            near = near_lines(board, geo, mask, vals, w_val[n - 2], self.near_cap)
+            value += self.near_weight * near
+        return value
+
+    def pick(
+        self, board: list[int], geo: Geometry, view: dict[str, Any], start: float
+    ) -> tuple[int, int] | None:
+        """Choose ``(src, dst)``: prune statically, play out, then average sampled throws."""
+        moves = self.static_moves(board, geo, view)
+        if not moves:
+            return None
+        moves.sort(key=lambda m: -m[0])
+        streak = view.get("streak", 0)
+        w_val = self.weights(geo.min_line)
+        root = window_values(board, geo, w_val)
+        root_mask = empty_mask(board, geo)
+        bits = geo.bits
+        scored: list[Candidate] = []
+        for _, src, dst in moves[: self.candidates]:
+            after, removed = play(board, geo, src, dst)
+            points = 0
+            if removed:
+                points = line_points(len(removed), geo.min_line, streak)
+            vals = root[:]
+            update_windows(after, geo, w_val, vals, [src, dst, *removed])
+            mask = root_mask ^ bits[src] ^ bits[dst]
+            for i in removed:
+                mask |= bits[i]
+            value = self.evaluate(after, geo, w_val, vals, mask) + points * self.points_weight
+            # ``lines`` and ``ready`` serve the normal bot's incremental throws; here
+            # :meth:`evaluate` recounts them on every board, so they stay empty.
+            scored.append(Candidate(value, src, dst, points, after, vals, 0.0, mask, []))
+        scored.sort(key=lambda m: -m.value)
+        finalists = scored[: self.finalists]
+        if len(finalists) == 1 or all(f.points for f in finalists):
+            return finalists[0].src, finalists[0].dst
+        return self.expect(finalists, geo, view, w_val, start)
+
+    def expect(
+        self,
+        finalists: list[Candidate],
+        geo: Geometry,
+        view: dict[str, Any],
+        w_val: list[float],
+        start: float,
+    ) -> tuple[int, int]:
+        """The finalist with the best mean value over sampled throws.
+
+        A scoring move faces no throw: its value stands. The samples use common
+        random numbers (one cell order and one set of colours per sample for
+        every finalist), so that the comparison is not drowned in throw noise.
+        """
+        throw = view["throw"]
+        colours = view["colours"]
+        known = view.get("next")
+        order = list(range(geo.size))
+        rng = self.rng
+        deadline = start + self.budget * 0.8
+        totals = [0.0] * len(finalists)
+        rounds = 0
+        while rounds < self.samples and time.perf_counter() < deadline:
+            rng.shuffle(order)
+            cols = list(known) if known else [rng.randint(1, colours) for _ in range(throw)]
+            for n, cand in enumerate(finalists):
+                if cand.points:
+                    totals[n] += cand.value
+                else:
+                    totals[n] += self.thrown(cand, geo, w_val, order, cols)
+            rounds += 1
+        if rounds == 0:
+            return finalists[0].src, finalists[0].dst
+        best = max(range(len(finalists)), key=lambda n: (totals[n], -n))
+        return finalists[best].src, finalists[best].dst
+
+    def thrown(
+        self,
+        cand: Candidate,
+        geo: Geometry,
+        w_val: list[float],
+        order: list[int],
+        cols: list[int],
+    ) -> float:
+        """The value of the candidate's board after one sampled throw (as the engine throws)."""
+        board = cand.board[:]
+        cells = landing_cells(board, order, len(cols))
+        if cells is None:
+            return LOST
+        for i, k in zip(cells, cols, strict=True):
+            board[i] = k
+        removed: set[int] = set()
+        for i in cells:
+            removed.update(geo.line_cells(board, i))
+        points = 0
+        if removed:
+            for i in removed:
+                board[i] = 0
+            points = line_points(len(removed), geo.min_line, 0)
+        vals = cand.windows[:]
+        update_windows(board, geo, w_val, vals, [*cells, *removed])
+        bits = geo.bits
+        mask = cand.empty
+        for i in cells:
+            mask ^= bits[i]
+        for i in removed:
+            mask |= bits[i]
+        if not mask:
+            return LOST
+        return self.evaluate(board, geo, w_val, vals, mask) + points * self.points_weight
+
+
+BOTS: dict[str, type[Bot]] = {"normal": LinesBot, "easy": EasyLinesBot, "hard": HardLinesBot}

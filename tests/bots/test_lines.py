@@ -15,6 +15,7 @@ from tilehall.server.bots.base import Bot
 from tilehall.server.bots.lines import (
     BOTS,
     EasyLinesBot,
+    HardLinesBot,
     LinesBot,
     components,
     empty_mask,
@@ -52,7 +53,7 @@ boards = st.integers(3, 8).flatmap(
 
 
 def test_levels() -> None:
-    assert set(BOTS) == {"normal", "easy"}
+    assert set(BOTS) == {"normal", "easy", "hard"}
     for level, cls in BOTS.items():
         assert issubclass(cls, Bot) and cls.game == "lines" and cls.level == level
 
@@ -137,7 +138,7 @@ def test_ready_lines_need_a_chip_of_their_colour_that_can_reach_the_gap(
     assert bot.readiness(board, geo, empty_mask(board, geo), short) == bot.ready_weight * ready
 
 
-@pytest.mark.parametrize("cls", [LinesBot, EasyLinesBot])
+@pytest.mark.parametrize("cls", [LinesBot, EasyLinesBot, HardLinesBot])
 def test_completes_an_open_line(cls: type[LinesBot]) -> None:
     game = with_board(
         [
@@ -175,6 +176,67 @@ def test_normal_prefers_the_cross_to_a_plain_line() -> None:
     )
     action = LinesBot(rng=random.Random(2)).choose(wire(game.view(0)))
     assert action == {"do": "move", "from": [8, 8], "to": [4, 4]}
+
+
+def test_hard_prefers_the_cross_to_a_plain_line() -> None:
+    game = with_board(
+        [
+            "....1..2.",
+            "....1..2.",
+            "....1..2.",
+            "....1..2.",
+            "1111.....",
+            ".........",
+            ".........",
+            ".........",
+            "2.......1",
+        ],
+        colours=7,
+        preview=True,
+    )
+    action = HardLinesBot(rng=random.Random(2), budget=5.0).choose(wire(game.view(0)))
+    assert action == {"do": "move", "from": [8, 8], "to": [4, 4]}
+
+
+def test_hard_does_not_wall_off_the_board() -> None:
+    """Column 4 is a wall with one door at [4,4]; a 1 there would make four in a row,
+    but would cut the board in two. The hard bot keeps the door open."""
+    game = with_board(
+        [
+            "....3....",
+            "....5....",
+            "....6....",
+            "....2....",
+            "111......",
+            "....7....",
+            "....3....",
+            "....6....",
+            "..1.5...1",
+        ],
+        colours=7,
+        preview=True,
+    )
+    action = HardLinesBot(rng=random.Random(4), budget=5.0).choose(wire(game.view(0)))
+    assert action is not None
+    geo = geometry(9, 9, 5)
+    board = [v for row in game.view(0)["board"] for v in row]
+    src, dst = action["from"][0] * 9 + action["from"][1], action["to"][0] * 9 + action["to"][1]
+    board[dst], board[src] = board[src], 0
+    mask = empty_mask(board, geo)
+    assert largest_region(mask, geo.stride) == mask.bit_count()
+    game.act(0, action, 0.0)  # and the move is legal
+
+
+def test_hard_same_seed_same_choice_and_legal() -> None:
+    game = new(6, colours=7, preview=True)
+    for _ in range(20):
+        game.act(0, EasyLinesBot().choose(game.view(0)), 0.0)  # type: ignore[arg-type]
+    view = wire(game.view(0))
+    picks = {str(HardLinesBot(rng=random.Random(9), budget=5.0).choose(view)) for _ in range(3)}
+    assert len(picks) == 1
+    action = HardLinesBot(rng=random.Random(9), budget=5.0).choose(view)
+    assert action is not None
+    game.act(0, action, 0.0)  # raises if the move is illegal
 
 
 def test_passes_when_it_is_not_its_turn_or_the_game_is_over() -> None:
