@@ -251,6 +251,17 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
+def _unseen_masks(unseen: list[int]) -> tuple[int, int]:
+    """The kinds with a copy still to come, and those with two, as bit masks."""
+    once = twice = 0
+    for k, n in enumerate(unseen):
+        if n > 0:
+            once |= 1 << k
+            if n > 1:
+                twice |= 1 << k
+    return once, twice
+
+
 _fit = lru_cache(maxsize=1 << 16)(fit_mask)
 """:func:`fit_mask` remembered: the search meets the same few neighbourhoods again and again."""
 
@@ -437,12 +448,7 @@ class HardBot(Bot):
         for all kinds at once, in three bit planes and an overflow plane (a
         kind's count is ``ones + 2 twos + 4 fours`` below 8).
         """
-        unseen_mask = twice_mask = 0
-        for k, n in enumerate(unseen):
-            if n > 0:
-                unseen_mask |= 1 << k
-                if n > 1:
-                    twice_mask |= 1 << k
+        unseen_mask, twice_mask = _unseen_masks(unseen)
         ones = twos = fours = over = 0
         holes: list[float] = []
         near = 0
