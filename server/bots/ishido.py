@@ -291,6 +291,7 @@ class _Frontier:
 
     @classmethod
     def of(cls, board: Board, touching: bool) -> _Frontier:
+        """The frontier of a view's board, counted square by square."""
         kinds = [-1] * _SQUARES
         for r, row in enumerate(board):
             for c, stone in enumerate(row):
@@ -331,8 +332,9 @@ class HardBot(Bot):
     such a hole; the points still to come at the multiplier reached; and the
     risk that a stone still to come fits nowhere. The :attr:`width` best are
     then valued by :meth:`_expect`, the mean over the next stone of its best
-    answer. The weights were set by playing seeded games (``bench/ishido_bot.py``,
-    on seeds the published figures do not use). A move costs tens of
+    answer. The weights were set by playing seeded games (``bench/ishido_bot.py``;
+    the search's on seeds 1000-1099, which the published figures do not use, the
+    first trials of the evaluation alone on seeds 0-119). A move costs tens of
     milliseconds of CPU; ``budget`` only cuts the search short on a loaded
     machine, keeping the moves searched so far.
     """

@@ -14,8 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tilehall.protocol import Status
 from tilehall.server.bots.base import Bot
-from tilehall.server.bots.ishido import BOTS, GreedyBot, HardBot, NormalBot, _board, _Outlook
-from tilehall.server.games.ishido import Ishido, Stone, full_set
+from tilehall.server.bots.ishido import (
+    BOTS,
+    GreedyBot,
+    HardBot,
+    NormalBot,
+    _board,
+    _Frontier,
+    _Outlook,
+)
+from tilehall.server.games.ishido import Ishido, Stone, full_set, legal_squares
 
 OPTIONS = [
     {"scoring": s, "four_way": f} for s in ("modern", "ancient") for f in ("touching", "original")
@@ -182,3 +190,33 @@ def test_hard_outplays_normal():
     normal = [play(NormalBot, seed) for seed in seeds]
     hard = [play(HardBot, seed) for seed in seeds]
     assert sum(s for _, s in hard) > sum(s for _, s in normal)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), moves=st.integers(0, 50), touching=st.booleans())
+def test_frontier_updates_match_a_fresh_count(seed, moves, touching):
+    """The hard bot's incremental frontier equals counting again on the new board, and
+    its masks give exactly the engine's legal squares for every kind."""
+    options = {"four_way": "touching" if touching else "original"}
+    game = Ishido(options=options, seats=1, rng=random.Random(seed), now=0.0)
+    pick = random.Random(seed)
+    for _ in range(moves):
+        if game.status is not Status.PLAYING:
+            return
+        game.act(0, {"do": "place", "at": pick.choice(game.view(0)["legal"])}, 0.0)
+    if game.status is not Status.PLAYING:
+        return
+    view = wire(game.view(0))
+    board, stone = _board(view), Stone(*view["current"])
+    frontier = _Frontier.of(board, touching)
+    for r, c in view["legal"]:
+        after = frontier.play(r * 12 + c, stone.colour * 6 + stone.symbol)
+        fresh_board = [row[:] for row in board]
+        fresh_board[r][c] = stone
+        fresh = _Frontier.of(fresh_board, touching)
+        assert (after.kinds, after.around, after.masks) == (fresh.kinds, fresh.around, fresh.masks)
+    for kind in set(full_set()):
+        mine = sorted(
+            divmod(sq, 12) for sq, m in frontier.masks.items() if m >> (kind[0] * 6 + kind[1]) & 1
+        )
+        assert mine == legal_squares(board, kind, touching=touching)
