@@ -49,6 +49,7 @@ __all__ = [
     "Ishido",
     "Stone",
     "Value",
+    "fit_mask",
     "fits",
     "fourway_bonus",
     "full_set",
@@ -310,6 +311,10 @@ def _fit_mask(around: tuple[int, ...], touching: bool) -> int:
     if touching:
         return corners
     return corners | (c[up] & c[down] & s[left] & s[right]) | (c[left] & c[right] & s[up] & s[down])
+
+
+fit_mask = _fit_mask
+"""Public name of :func:`_fit_mask`, for bots that track the stones each square takes."""
 
 
 def legal_squares(board: Board, stone: Stone, *, touching: bool = True) -> list[tuple[int, int]]:
