@@ -17,6 +17,8 @@ journal; the door does, one entry at a time.
   back when its player returns (``_standback``).
 - :class:`Filler`: a quick-match room's open seats go to bots at ``fill_at``
   (a change of the seats, written between moves), then the start is proposed.
+- :class:`ActDecision`: a member's ``act``, decided at the door (refused before
+  the start or at a seq the room has left).
 
 Their timers start tasks the room keeps (:meth:`Room.spawn`) and cancels on close.
 """
@@ -39,7 +41,7 @@ from tilehall.server.store.base import SeatRecord, StoreUnavailable
 if TYPE_CHECKING:
     from tilehall.server.room import Proposal, Room
 
-__all__ = ["Bots", "Filler", "Presence", "Ticker"]
+__all__ = ["ActDecision", "Bots", "Filler", "Presence", "Ticker"]
 
 log = logging.getLogger(__name__)
 
@@ -425,3 +427,30 @@ class Filler:
             log.exception("room %s: filling the seats with bots failed", room.id)
         finally:
             self._task = None
+
+
+class ActDecision:
+    """A member's ``act`` as the door decides it, under the lock: refused before the start
+    or at a seq the room has left, else the action at the time it is taken.
+
+    One object with slots rather than a closure (a function and a cell for each
+    of the four names it reads): it is alive while the move waits for its append,
+    and with hundreds of moves waiting the cycle collector walks each of them at
+    every pass.
+    """
+
+    __slots__ = ("action", "room", "seat", "seq")
+
+    def __init__(self, room: Room, seat: int, action: dict[str, Any], seq: int | None) -> None:
+        self.room = room
+        self.seat = seat
+        self.action = action
+        self.seq = seq
+
+    def __call__(self) -> Proposal:
+        room, seq = self.room, self.seq
+        if not room.core.started:
+            raise ProtocolError(ErrorCode.NOT_STARTED, f"room {room.id} waits for players")
+        if seq is not None and seq != room.seq:
+            raise ProtocolError(ErrorCode.STALE, f"room {room.id} is at seq {room.seq}, not {seq}")
+        return self.seat, self.action, room.clock.time()

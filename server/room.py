@@ -36,8 +36,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Itera
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-import msgpack
-from tilehall.protocol import ErrorCode, ProtocolError, encode
+from tilehall.protocol import ErrorCode, ProtocolError
 from tilehall.server.clock import Clock
 from tilehall.server.config import Limits
 from tilehall.server.doorlock import DoorLock
@@ -47,7 +46,7 @@ from tilehall.server.games.replay import START
 from tilehall.server.member import Member
 from tilehall.server.ops import Metrics
 from tilehall.server.outcome import finish, finish_later, rated, score_records
-from tilehall.server.proposers import Bots, Filler, Presence, Ticker
+from tilehall.server.proposers import ActDecision, Bots, Filler, Presence, Ticker
 from tilehall.server.recovery import Recovery
 from tilehall.server.roomcore import Pending, RoomCore, timed, view_patch, visible
 from tilehall.server.seating import choose_seat, seat_of
@@ -60,6 +59,7 @@ from tilehall.server.store.base import (
     StoreUnavailable,
 )
 from tilehall.server.store.health import MIN_RETRY_AFTER, StoreHealth
+from tilehall.server.summary import Summary, summary_of
 
 __all__ = ["START", "Proposal", "Room", "RoomServices", "view_patch", "visible"]
 
@@ -137,11 +137,8 @@ class Room:
         self._lock = DoorLock()
         """The door's: held by :meth:`submit` from the engine's step to the commit or drop,
         and by :meth:`between_moves`. Nothing else in the server takes it."""
-        self._summary_due = False
-        self._summary_epoch = 0
-        """Moves on whenever the summary may have changed in a way seq does not show
-        (members came or went, seats or bots changed): see :meth:`packed_summary`."""
-        self._packed: tuple[tuple[Any, ...], list[SeatRecord], bytes] | None = None
+        self._summary = Summary()
+        """The summary's packed copy and its one push per turn (:mod:`.summary`)."""
         self.closed = False
         self.suspended = False
         """The journal did not confirm an append: nothing is shown or played until rebuilt."""
@@ -190,56 +187,12 @@ class Room:
         return any(s == seat for s in self.members.values())
 
     def summary(self) -> dict[str, Any]:
-        """The room as listed by ``rooms`` and pushed as ``room``."""
-        return {
-            "room": self.id,
-            "game": self.game.name,
-            "options": self.record.options,
-            "seats": [
-                {
-                    "name": s.name,
-                    "bot": s.bot is not None,
-                    "taken": s.player is not None or s.bot is not None,
-                    "connected": s.bot is not None or self.connected(i),
-                }
-                for i, s in enumerate(self.seats)
-            ],
-            "spectators": sum(1 for seat in self.members.values() if seat is None),
-            "status": self.status.value,
-            "private": self.private,
-            "suspended": self.suspended,
-            "paused": self._paused_summary(),
-            "bots_at": None if self.core.started else self.fill_at,
-        }
+        """The room as listed by ``rooms`` and pushed as ``room`` (:mod:`.summary`)."""
+        return summary_of(self)
 
     def packed_summary(self) -> bytes:
-        """:meth:`summary` packed as msgpack, packed again only when it may have changed.
-
-        Why: a ``rooms`` page of 200 rooms is 200 summaries; built and packed
-        anew for each page they cost milliseconds of the event loop per page,
-        during which every other client waits. What a summary shows changes
-        with the journal (seq: status, pauses), the members (each change calls
-        :meth:`push_summary`, which moves the epoch), the seats (a new list
-        each time), suspension and the quick-match deadline, all in the key;
-        a key that still matches gives back the bytes packed before.
-        """
-        key = (self._summary_epoch, self.seq, self.status, self.suspended, self.fill_at)
-        packed = self._packed
-        if packed is not None and packed[0] == key and packed[1] is self.seats:
-            return packed[2]
-        data: bytes = msgpack.packb(self.summary(), use_bin_type=True)
-        self._packed = (key, self.seats, data)
-        return data
-
-    def _paused_summary(self) -> str | None:
-        """Why play stands still: ``away``/``player`` (a pause), or ``unwatched`` (bots only,
-        waiting for a spectator); None while it goes on."""
-        core = self.core
-        if core.status is not Status.PLAYING:
-            return None
-        if core.paused is not None:
-            return core.paused.value
-        return "unwatched" if self.unattended() else None
+        """:meth:`summary` packed, again only when it may have changed (:meth:`Summary.packed`)."""
+        return self._summary.packed(self)
 
     def viewable(self, seat: int | None) -> bool:
         """Whether :meth:`view` can answer for ``seat`` now (else: :meth:`settled` first)."""
@@ -365,27 +318,13 @@ class Room:
                 self.presence.changed()
 
     def push_summary(self) -> None:
-        """Send every member the room's summary: one snapshot per event-loop turn.
+        """Send every member the summary, once per event-loop turn (:meth:`Summary.push`)."""
+        self._summary.push(self)
 
-        Joins and leaves come in bursts (a crowd arriving to watch). A summary
-        each would cost n*n frames for n arrivals and overflow the members' send
-        queues, disconnecting them; the summary is a whole snapshot, so the last
-        one of a turn says everything the others would have.
-        """
-        self._summary_epoch += 1
-        if not self._summary_due:
-            self._summary_due = True
-            asyncio.get_running_loop().call_soon(self._push_summary_now)
-
-    def _push_summary_now(self) -> None:
-        self._summary_due = False
-        if self.closed:  # let go or closed: what it would say is no longer anyone's news
-            return
+    def changed(self) -> None:
+        """The summary may have changed: tell whoever follows it (a cluster's directory)."""
         if self._on_changed is not None:
             self._on_changed(self)
-        data = encode({"t": "room", **self.summary()})
-        for member in self.members:
-            member.push(data)
 
     # -- play ------------------------------------------------------------------------
 
@@ -480,7 +419,7 @@ class Room:
         # Only what the game's schema declares, in canonical form, is ever journaled: extra
         # keys (64 KB of junk, say) are refused here, before the engine or the journal.
         action = self.game.normalize(action)
-        return self.submit(_ActDecision(self, seat, action, seq), origin=session, re=re)
+        return self.submit(ActDecision(self, seat, action, seq), origin=session, re=re)
 
     async def _apply(
         self,
@@ -494,13 +433,8 @@ class Room:
         """Engine, journal, broadcast: what the door does with an entry. Hold the lock.
 
         ``origin``/``re``: the acting connection gets its update with ``re`` set, as
-        the reply to its ``act``. :meth:`submit` does the same three steps itself.
-
-        Raises:
-            GameError: the engine refused; nothing changed.
-            ProtocolError: ``unavailable`` when the store is known to be down
-                (nothing reached the engine) or did not confirm this append (the
-                room is suspended until it is rebuilt from the journal).
+        the reply to its ``act``. :meth:`submit` does the same three steps itself,
+        and raises the same (:meth:`_propose`, :meth:`_not_kept`).
         """
         pending, appending, started = self._propose(seat, action, now)
         try:
@@ -761,30 +695,3 @@ class Room:
         task = asyncio.create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-
-class _ActDecision:
-    """A member's ``act`` as the door decides it, under the lock: refused before the start
-    or at a seq the room has left, else the action at the time it is taken.
-
-    One object with slots rather than a closure (a function and a cell for each
-    of the four names it reads): it is alive while the move waits for its append,
-    and with hundreds of moves waiting the cycle collector walks each of them at
-    every pass.
-    """
-
-    __slots__ = ("action", "room", "seat", "seq")
-
-    def __init__(self, room: Room, seat: int, action: dict[str, Any], seq: int | None) -> None:
-        self.room = room
-        self.seat = seat
-        self.action = action
-        self.seq = seq
-
-    def __call__(self) -> Proposal:
-        room, seq = self.room, self.seq
-        if not room.core.started:
-            raise ProtocolError(ErrorCode.NOT_STARTED, f"room {room.id} waits for players")
-        if seq is not None and seq != room.seq:
-            raise ProtocolError(ErrorCode.STALE, f"room {room.id} is at seq {room.seq}, not {seq}")
-        return self.seat, self.action, room.clock.time()
