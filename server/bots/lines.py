@@ -774,45 +774,9 @@ class HardLinesBot(LinesBot):
         finalists = scored[: self.finalists]
         if len(finalists) == 1 or all(f.points for f in finalists):
             return finalists[0].src, finalists[0].dst
-        return self.expect(finalists, geo, view, w_val, start)
+        return self.lookahead(finalists, geo, view, w_val, start)
 
-    def expect(
-        self,
-        finalists: list[Candidate],
-        geo: Geometry,
-        view: dict[str, Any],
-        w_val: list[float],
-        start: float,
-    ) -> tuple[int, int]:
-        """The finalist with the best mean value over sampled throws.
-
-        A scoring move faces no throw: its value stands. The samples use common
-        random numbers (one cell order and one set of colours per sample for
-        every finalist), so that the comparison is not drowned in throw noise.
-        """
-        throw = view["throw"]
-        colours = view["colours"]
-        known = view.get("next")
-        order = list(range(geo.size))
-        rng = self.rng
-        deadline = start + self.budget * 0.8
-        totals = [0.0] * len(finalists)
-        rounds = 0
-        while rounds < self.samples and time.perf_counter() < deadline:
-            rng.shuffle(order)
-            cols = list(known) if known else [rng.randint(1, colours) for _ in range(throw)]
-            for n, cand in enumerate(finalists):
-                if cand.points:
-                    totals[n] += cand.value
-                else:
-                    totals[n] += self.thrown(cand, geo, w_val, order, cols)
-            rounds += 1
-        if rounds == 0:
-            return finalists[0].src, finalists[0].dst
-        best = max(range(len(finalists)), key=lambda n: (totals[n], -n))
-        return finalists[best].src, finalists[best].dst
-
-    def thrown(
+    def after_throw(
         self,
         cand: Candidate,
         geo: Geometry,
