@@ -6,6 +6,7 @@ import asyncio
 import functools
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,23 @@ from tilehall.protocol import SERVER_MESSAGES, check, decode, encode
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def clone_tracked(into: Path) -> Path:
+    """Copy the checkout's tracked files into ``into``, as a clone has them.
+
+    pip builds in the source tree: building from this copy keeps the checkout's
+    own build/ (and anything untracked) from feeding or receiving the build.
+    """
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
+    ).stdout.split(b"\0")
+    for name in filter(None, tracked):
+        path = ROOT / name.decode()
+        if path.is_file():
+            (into / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, into / name.decode())
+    return into
 
 
 class SpawnedServer:

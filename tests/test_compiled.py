@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import shutil
 import subprocess
 import sys
 import venv
@@ -21,7 +20,7 @@ import pytest
 from tilehall.protocol import patch
 from tilehall.server import build
 
-from tests.helpers import ROOT, Raw, ServerProcess, http_get
+from tests.helpers import Raw, ServerProcess, clone_tracked, http_get
 
 
 def test_the_checkout_runs_the_pure_build():
@@ -42,19 +41,6 @@ def test_every_compiled_module_is_a_module_of_the_source():
     assert "tilehall.protocol.codec" in build.COMPILED
 
 
-def _clone(into: Path) -> Path:
-    """The tracked files, as a clone has them (the checkout's build/ stays out)."""
-    tracked = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
-    ).stdout.split(b"\0")
-    for name in filter(None, tracked):
-        path = ROOT / name.decode()
-        if path.is_file():
-            (into / name.decode()).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, into / name.decode())
-    return into
-
-
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     """The compiled wheel, built with the README's command from a clone's files.
@@ -67,7 +53,7 @@ def wheel(tmp_path_factory) -> Path:
     out = Path(given) if given else tmp_path_factory.mktemp("dist")
     out.mkdir(parents=True, exist_ok=True)
     if not list(out.glob("tilehall-*.whl")):
-        source = _clone(tmp_path_factory.mktemp("clone"))
+        source = clone_tracked(tmp_path_factory.mktemp("clone"))
         subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), "."],
             cwd=source,

@@ -5,13 +5,14 @@ from __future__ import annotations
 import ast
 import configparser
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import clone_tracked
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = {
@@ -64,15 +65,7 @@ def installed(tmp_path_factory) -> Path:
     From a copy of the tracked files, as a clone has them: pip builds in the
     source tree, and the checkout's own build/ must neither feed nor receive it.
     """
-    source = tmp_path_factory.mktemp("clone")
-    tracked = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
-    ).stdout.split(b"\0")
-    for name in filter(None, tracked):
-        path = ROOT / name.decode()
-        if path.is_file():
-            (source / name.decode()).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, source / name.decode())
+    source = clone_tracked(tmp_path_factory.mktemp("clone"))
     target = tmp_path_factory.mktemp("site")
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), "."],

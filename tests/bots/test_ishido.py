@@ -35,6 +35,17 @@ def wire(view: dict[str, Any]) -> dict[str, Any]:
     return msgpack.unpackb(msgpack.packb(view))
 
 
+def random_walk(game: Ishido, seed: int, moves: int) -> Ishido | None:
+    """``game`` after ``moves`` placements on legal squares drawn from ``seed``; None when
+    it ended on the way (a property then has no position to check)."""
+    pick = random.Random(seed)
+    for _ in range(moves):
+        if game.status is not Status.PLAYING:
+            return None
+        game.act(0, {"do": "place", "at": pick.choice(game.view(0)["legal"])}, 0.0)
+    return game if game.status is Status.PLAYING else None
+
+
 BONUSES = [25, 50, 100, 200, 400, 600, 800, 1000, 5000, 10000, 25000, 50000]
 
 
@@ -132,13 +143,8 @@ def test_normal_outplays_greedy():
 @given(seed=st.integers(0, 2**32), moves=st.integers(0, 40))
 def test_outlook_updates_match_a_fresh_count(seed, moves):
     """The normal bot's incremental mobility equals counting again on the new board."""
-    game = Ishido(options={}, seats=1, rng=random.Random(seed), now=0.0)
-    pick = random.Random(seed)
-    for _ in range(moves):
-        if game.status is not Status.PLAYING:
-            return
-        game.act(0, {"do": "place", "at": pick.choice(game.view(0)["legal"])}, 0.0)
-    if game.status is not Status.PLAYING:
+    game = random_walk(Ishido(options={}, seats=1, rng=random.Random(seed), now=0.0), seed, moves)
+    if game is None:
         return
     view = wire(game.view(0))
     board, stone = _board(view), Stone(*view["current"])
@@ -198,13 +204,10 @@ def test_frontier_updates_match_a_fresh_count(seed, moves, touching):
     """The hard bot's incremental frontier equals counting again on the new board, and
     its masks give exactly the engine's legal squares for every kind."""
     options = {"four_way": "touching" if touching else "original"}
-    game = Ishido(options=options, seats=1, rng=random.Random(seed), now=0.0)
-    pick = random.Random(seed)
-    for _ in range(moves):
-        if game.status is not Status.PLAYING:
-            return
-        game.act(0, {"do": "place", "at": pick.choice(game.view(0)["legal"])}, 0.0)
-    if game.status is not Status.PLAYING:
+    game = random_walk(
+        Ishido(options=options, seats=1, rng=random.Random(seed), now=0.0), seed, moves
+    )
+    if game is None:
         return
     view = wire(game.view(0))
     board, stone = _board(view), Stone(*view["current"])

@@ -159,38 +159,29 @@ def test_completes_an_open_line(cls: type[LinesBot]) -> None:
     assert any(e["e"] == "removed" for e in events)
 
 
+CROSS = [
+    "....1..2.",
+    "....1..2.",
+    "....1..2.",
+    "....1..2.",
+    "1111.....",
+    ".........",
+    ".........",
+    ".........",
+    "2.......1",
+]
+"""[4,4] completes a row and a column of 1s (9 chips, 45 points); [4,7] a column of 2s."""
+
+
 def test_normal_prefers_the_cross_to_a_plain_line() -> None:
-    # [4,4] completes a row and a column of 1s (9 chips, 45 points); [4,7] a column of 2s.
-    game = with_board(
-        [
-            "....1..2.",
-            "....1..2.",
-            "....1..2.",
-            "....1..2.",
-            "1111.....",
-            ".........",
-            ".........",
-            ".........",
-            "2.......1",
-        ]
-    )
+    game = with_board(CROSS)
     action = LinesBot(rng=random.Random(2)).choose(wire(game.view(0)))
     assert action == {"do": "move", "from": [8, 8], "to": [4, 4]}
 
 
 def test_hard_prefers_the_cross_to_a_plain_line() -> None:
     game = with_board(
-        [
-            "....1..2.",
-            "....1..2.",
-            "....1..2.",
-            "....1..2.",
-            "1111.....",
-            ".........",
-            ".........",
-            ".........",
-            "2.......1",
-        ],
+        CROSS,
         colours=7,
         preview=True,
     )
