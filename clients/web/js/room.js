@@ -268,7 +268,11 @@ export class RoomScreen {
     if (frame.room !== this.room) return;
     if (frame.t === "update") this.onUpdate(frame);
     else if (frame.t === "room") {
+      const named = this.names().join("\n");
       this.summary = frame;
+      // a board names its seats from the summary (ctx.players): a seat just taken is drawn
+      // again with its player's name, not "seat N", without waiting for the next move
+      if (this.handle && this.view && this.names().join("\n") !== named) this.safeUpdate(this.view, []);
       if (!this.choiceEl.hidden && this.seat === null) { // seats come and go while I choose
         const open = this.openSeats();
         if (open.length) this.offerSeats(open, false);

@@ -35,6 +35,12 @@ export function seatName(seat, view, names) {
   return `seat ${seat + 1}`;
 }
 
+/** :func:`seatName` to open a sentence: "You", "Seat 2", but a player's name as they wrote it. */
+export function SeatName(seat, view, names) {
+  const name = seatName(seat, view, names);
+  return names && names[seat] && !(view && view.seat === seat) ? name : cap(name);
+}
+
 /** Build an element: `h("button", {class: "x", text: "Go", on: {click}, aria-label: ...})`. */
 export function h(tag, props = {}, ...children) {
   const el = document.createElement(tag);
@@ -485,9 +491,9 @@ export function describeCommon(ev, view, undone, names) {
     case "resumed":
       return `The clock runs again after ${duration(ev.paused_for)}.`;
     case "stand_in":
-      return `${cap(seatName(ev.seat, view, names))} ${ev.seat === view?.seat ? "are" : "is"} away: a computer player stands in.`;
+      return `${SeatName(ev.seat, view, names)} ${ev.seat === view?.seat ? "are" : "is"} away: a computer player stands in.`;
     case "stand_back":
-      return `${cap(seatName(ev.seat, view, names))} ${ev.seat === view?.seat ? "are" : "is"} back and playing again.`;
+      return `${SeatName(ev.seat, view, names)} ${ev.seat === view?.seat ? "are" : "is"} back and playing again.`;
     case "undone": {
       const what = (undone && undone(ev.action || {})) || "a move";
       return `Took back ${what} (undos: ${ev.undos}; no record table for this game).`;

@@ -7,7 +7,7 @@
 // only until the server answers, and a refusal puts the board back as the last view had it.
 
 import {
-  Controls, Grid, ServerClock, Twice, attr, cap, cellName, describeCommon, frame, h, keep, mmss, place, plural, seatName,
+  Controls, Grid, ServerClock, Twice, attr, cellName, describeCommon, frame, h, keep, mmss, place, plural, SeatName, seatName,
   sender, setText, Stats,
 } from "./common.js";
 
@@ -397,7 +397,7 @@ export function mount(root, ctx) {
       const flags = [toMove ? "to move" : "", standins.has(seat) ? "computer stands in" : "", votes.has(seat) ? "votes to quit" : "", hintedSeats.has(seat) ? "hinted" : ""].filter(Boolean);
       const r = (view.racks || [])[seat];
       const size = (view.rack_sizes || [])[seat] || 0;
-      const who = seat === ctx.seat ? `${cap(seatName(seat, null, ctx.players))} (you)` : cap(seatName(seat, null, ctx.players));
+      const who = seat === ctx.seat ? `${SeatName(seat, null, ctx.players)} (you)` : SeatName(seat, null, ctx.players);
       // each seat's box is kept and its parts changed in place (a score, a rack tile)
       if (!seatBoxes[seat]) {
         const name = h("span", { class: "tb-seat-name" });
@@ -498,7 +498,7 @@ export function mount(root, ctx) {
       for (const ev of events) {
         if (ev.e === "placed") {
           const key = `${ev.at[0]},${ev.at[1]}`;
-          const line = `${cap(seatName(ev.seat, view, ctx.players))}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
+          const line = `${SeatName(ev.seat, view, ctx.players)}: ${equationText(ev)} on ${cellName(ev.at)} +${ev.points}`;
           if (ctx.seat === null) {
             current.add(key);
             telling.push(line);
@@ -538,8 +538,7 @@ export function mount(root, ctx) {
 export function describe(ev, view, names) {
   const common = describeCommon(ev, view, undefined, names);
   if (common !== undefined) return common;
-  const who = seatName(ev.seat, view, names);
-  const Who = who[0].toUpperCase() + who.slice(1);
+  const Who = SeatName(ev.seat, view, names);
   switch (ev.e) {
     case "placed": {
       const draw = ev.draw_earned ? ", and an extra draw" : "";
