@@ -329,12 +329,15 @@ class RoomModel:
         """A COMP stand-in plays ``seat`` now (its player away on their turn; Mathable)."""
         return seat in (self.view.get("standins") or [])
 
-    def vote_ends_game(self) -> bool:
+    def vote_ends_game(self) -> bool | None:
         """Whether our Mathable quit vote, cast now, would end the game at once.
 
         It does when every other human seat votes to quit already (COMP seats never
         vote; against COMP alone ours is every human vote): the clients then ask
-        before sending it, as solo games ask before quitting.
+        before sending it, as solo games ask before quitting. None when that cannot
+        be told yet: which seats are COMP is in the room's summary, and a vote cast
+        before it came (a click right after joining) could end a game against COMP
+        unasked. The clients ask then too, as the web client does.
         """
         votes = set(self.view.get("quit_votes") or [])
         if self.seat is None or self.status != "playing" or self.seat in votes:
@@ -342,7 +345,9 @@ class RoomModel:
         seats = (self.summary or {}).get("seats") or []
         count = max(len(seats), len(self.scores))
         humans = [i for i in range(count) if not (i < len(seats) and seats[i].get("bot"))]
-        return all(i in votes for i in humans if i != self.seat)
+        if all(i in votes for i in humans if i != self.seat):
+            return True
+        return None if not seats else False
 
     def bots_in(self) -> float | None:
         """A quick-match room still waiting: seconds until COMP players take the open seats."""

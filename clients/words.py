@@ -32,6 +32,7 @@ __all__ = [
     "QUICK_WAIT",
     "QUICK_WAITS",
     "QUIT_VOTE_ENDS",
+    "QUIT_VOTE_UNSURE",
     "ROOM_GONE",
     "QuickField",
     "Said",
@@ -619,6 +620,9 @@ press in both clients: long enough to read why it asks; the question goes when i
 
 QUIT_VOTE_ENDS = "Your vote would end the game now: the other players are COMP or have voted."
 """Mathable: the one quit vote that would end the game at once asks first (the clients add how)."""
+
+QUIT_VOTE_UNSURE = "Your vote may end the game now: the room has not said yet who plays COMP."
+"""Asked instead when the room's summary, which names the COMP seats, has not come yet."""
 
 ROOM_GONE = "That room has ended and the server has let it go: it is off the list now."
 """A room of the lobby's list answers ``unknown_room``: finished rooms are dropped after a while."""

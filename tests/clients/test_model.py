@@ -438,6 +438,21 @@ def test_names_number_repeated_players_but_not_open_seats():
     assert model.names() == ["ada", "(free)", "(free)", "COMP4", "COMP5"]
 
 
+def test_a_quit_vote_ends_the_game_when_every_other_person_voted_or_is_comp():
+    playing = {"status": "playing", "scores": [0, 0, 0], "quit_votes": [2]}
+    model = RoomModel(room=ROOM, seat=0, seq=3, view=playing)
+    person = {"name": "bea", "bot": False, "taken": True, "connected": True}
+    comp = {"name": "COMP", "bot": True, "taken": True, "connected": True}
+    assert model.vote_ends_game() is None  # who plays COMP is not known yet
+    model.summary = {"seats": [person, person, person]}
+    assert model.vote_ends_game() is False  # seat 1 has not voted
+    model.summary = {"seats": [person, comp, person]}
+    assert model.vote_ends_game() is True
+    model.view = {**playing, "quit_votes": [1, 2]}
+    model.summary = None
+    assert model.vote_ends_game() is True  # every other seat voted: known without a summary
+
+
 def test_a_listed_room_of_mine_missing_from_the_whole_list_is_gone():
     lobby = LobbyModel()
     lobby.apply({"t": "welcome", "player": "ada", "games": [], "rooms": ["r1", "r2", "r3"]})

@@ -86,7 +86,7 @@ def test_exchange_hint_end_and_quit_buttons():
     e = engine("mathable", seats=2, seed=7)
     seat = e.to_move
     view = e.view(seat)
-    app, net, scene = show(view, seat=seat)
+    app, net, scene = show(view, seat=seat, names=["ada", "bea"])  # two people: one vote
     rack = view["racks"][seat]
     click(app, scene.exchange_button.rect.center)
     click(app, scene.rack_rects[0].center)
@@ -318,6 +318,19 @@ def test_a_vote_among_people_is_sent_at_once():
     e = engine("mathable", seats=2, seed=7)
     app, net, scene = show(e.view(0), seat=0, names=["ada", "bea"])
     click(app, scene.quit_button.rect.center)  # bea has not voted: nothing ends yet
+    assert ("act", {"do": "quit"}) in net.sent
+
+
+def test_a_vote_before_the_room_says_who_plays_comp_asks_first():
+    """Which seats are COMP comes in the room's summary; a vote cast before it came was
+    sent at once, and against COMP it ended the game unasked. It asks now, saying why."""
+    e = game_class("mathable")(options={}, seats=2, rng=random.Random(7), now=0.0, bots={1})
+    app, net, scene = show(e.view(0), seat=0)  # no summary yet
+    assert isinstance(scene, MathableScene) and scene.model.vote_ends_game() is None
+    click(app, scene.quit_button.rect.center)
+    assert ("act", {"do": "quit"}) not in net.sent
+    assert "has not said yet who plays COMP" in scene.notice_text
+    click(app, scene.quit_button.rect.center)
     assert ("act", {"do": "quit"}) in net.sent
 
 
