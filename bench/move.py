@@ -30,6 +30,18 @@ says exactly what that holds. ``--profile`` adds the functions that took that
 time. The door's cost is the one figure over the other, taken in the same
 sitting (``python -m bench.move --full``, then ``--full --room 200``): the
 machine's load changes between sittings more than the ratio does.
+
+Two switches of ``--room`` tell apart what the door's code costs from what
+the rooms' interleaving costs (see tests/perf/RESULTS.md, "The door: code or
+caches"):
+
+- ``--journal settled``: the store's append hands back a future already
+  settled, so a move never waits: no journal thread, no task switch, and each
+  room then plays its whole game move after move, its objects warm in the
+  CPU's caches (as the steps are);
+- ``--flush MB``: ``MB`` megabytes of memory are streamed before each move
+  (with ``--room``, in the client's bracket, taken out; for the steps, outside
+  the clock): the caches as cold as other rooms' work leaves them.
 """
 
 from __future__ import annotations
@@ -86,8 +98,15 @@ def _bot(game: str, level: str | None, rng: random.Random) -> Any:
     raise SystemExit(f"no bot for {game} at {level}")
 
 
-def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed: int) -> dict:
-    """Time each step of ``moves`` moves of real games (one seat, as the load plays)."""
+def steps(
+    game_name: str, moves: int, *, compact: bool, level: str | None, seed: int, flush_mb: int = 0
+) -> dict:
+    """Time each step of ``moves`` moves of real games (one seat, as the load plays).
+
+    ``flush_mb``: stream that many megabytes of memory before each move, untimed
+    (the ``--flush`` diagnostic of the module's docstring).
+    """
+    cold = bytearray(flush_mb << 20)
     game = find_game(game_name)
     rng = random.Random(seed)
     bot = _bot(game_name, level, rng)
@@ -109,6 +128,8 @@ def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed:
                 break
             frame = encode({"t": "act", "room": "r1a2b3c4", "action": action, "id": done + 1})
             now += 0.5
+            if cold:
+                bytes(cold)
             c0 = time.thread_time_ns()
             t0 = time.perf_counter_ns()
             msg = decode(frame)
@@ -151,7 +172,10 @@ def steps(game_name: str, moves: int, *, compact: bool, level: str | None, seed:
     out = {name: round(ns / done / 1000, 2) for name, ns in took.items()}
     out["total"] = round(sum(took.values()) / done / 1000, 2)
     out["cpu"] = round(cpu / done / 1000, 2)
-    return {"game": game_name, "compact": compact, "moves": done, "us_per_move": out}
+    return {
+        "game": game_name, "compact": compact, "flush_mb": flush_mb, "moves": done,
+        "us_per_move": out,
+    }  # fmt: skip
 
 
 class _Quiet:
@@ -200,7 +224,7 @@ class _Quiet:
 
 async def room_run(
     game_name: str, rooms: int, seconds: float, *, compact: bool, level: str | None,
-    profile: bool,
+    profile: bool, journal: str = "sqlite", flush_mb: int = 0,
 ) -> dict:  # fmt: skip
     """``rooms`` rooms played at once through the real lobby and journal for ``seconds``.
 
@@ -234,11 +258,25 @@ async def room_run(
     The window opens once every room's game is under way (each player made a
     move), so the start-up's burst of rooms is not in it. ``main`` tunes the
     collector as the server does (``tune_gc``), for the steps and the rooms alike.
+
+    ``journal="settled"`` and ``flush_mb`` are the diagnostics of the module's
+    docstring; the door's figure is taken without them.
     """
     from tilehall.protocol.patch import apply
 
     data = Path(tempfile.mkdtemp(prefix="tilehall-move-"))
     store = await open_store(str(data / "tilehall.sqlite3"))
+    if journal == "settled":
+
+        def settled(entry: JournalEntry) -> asyncio.Future[None]:
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            done.set_result(None)
+            return done
+
+        store.append = settled  # type: ignore[method-assign]
+    elif journal != "sqlite":
+        raise ValueError(f"journal {journal!r}: sqlite or settled")
+    cold = bytearray(flush_mb << 20)
     config = Config(data_dir=data, limits=Limits(rate=1e9, burst=10**9, bot_delay=0))
     lobby = Lobby(config, store)
     ids = iter(range(1, 10**9))
@@ -290,6 +328,8 @@ async def room_run(
             del view
             status = "playing"
             while not stop and status == "playing":
+                if cold:
+                    bytes(cold)  # streamed through the caches: what other rooms' work does
                 view = msgpack.unpackb(held)
                 action = bot.choose(view)
                 if action is None:
@@ -350,6 +390,8 @@ async def room_run(
         "game": game_name,
         "compact": compact,
         "rooms": rooms,
+        "journal": journal,
+        "flush_mb": flush_mb,
         "moves": n,
         "games": ended,
         "moves_per_s": round(n / wall, 1),
@@ -375,20 +417,32 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--room", type=int, default=0, metavar="N", help="play N rooms at once")
     ap.add_argument("--seconds", type=float, default=10.0, help="with --room")
     ap.add_argument("--profile", action="store_true", help="with --room: cProfile")
+    ap.add_argument(
+        "--journal", choices=("sqlite", "settled"), default="sqlite",
+        help="with --room: settled = appends never wait (a diagnostic)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--flush", type=int, default=0, metavar="MB",
+        help="stream MB of memory before each move, untimed (a diagnostic)",
+    )  # fmt: skip
     a = ap.parse_args(argv)
     compact = not a.full
     tune_gc()  # the collector as the server runs it, for the steps and the rooms alike
     if a.room:
         res = asyncio.run(
-            room_run(a.game, a.room, a.seconds, compact=compact, level=a.level, profile=a.profile)
-        )
+            room_run(
+                a.game, a.room, a.seconds, compact=compact, level=a.level, profile=a.profile,
+                journal=a.journal, flush_mb=a.flush,
+            )
+        )  # fmt: skip
         profile = res.pop("profile", None)
         print(res)
         if profile:
             print(profile)
         return
     runs = [
-        steps(a.game, a.moves, compact=compact, level=a.level, seed=a.seed) for _ in range(a.repeat)
+        steps(a.game, a.moves, compact=compact, level=a.level, seed=a.seed, flush_mb=a.flush)
+        for _ in range(a.repeat)
     ]
     med: dict[str, float] = {
         k: min(r["us_per_move"][k] for r in runs) for k in (*STEPS, "total", "cpu")

@@ -15,7 +15,7 @@ from bench.move import STEPS, room_run, steps
 
 def test_steps_time_every_step_in_wall_and_thread_cpu() -> None:
     for compact in (False, True):
-        report = steps("ishido", 60, compact=compact, level=None, seed=3)
+        report = steps("ishido", 60, compact=compact, level=None, seed=3, flush_mb=compact)
         assert report["moves"] == 60
         us = report["us_per_move"]
         assert set(us) == {*STEPS, "total", "cpu"}
@@ -35,3 +35,13 @@ async def test_rooms_play_and_the_client_is_taken_out() -> None:
         assert report["gc_us_per_move"] >= 0, report
         assert report["games"] >= 0
     assert gc.callbacks == callbacks  # the bench's collector hook is taken back
+
+
+async def test_the_diagnostics_play_too_and_say_so() -> None:
+    """``settled``: no move waits for its append; ``flush_mb``: the client's bracket holds the
+    caches' flush. Both reports still count moves, and say which they are."""
+    report = await room_run(
+        "ishido", 3, 0.5, compact=False, level=None, profile=False, journal="settled", flush_mb=1
+    )  # fmt: skip
+    assert report["moves"] > 0 and report["client_us_per_move"] > 0, report
+    assert (report["journal"], report["flush_mb"]) == ("settled", 1)
