@@ -147,6 +147,14 @@ class Hasher:
 
         return await self._run(work)
 
+    def outdated(self, stored: str) -> bool:
+        """Whether ``stored`` was hashed with other parameters than this hasher's.
+
+        When a release raises the costs (newer advice, faster machines), every
+        name's hash is made again at its next sign-in, when the password is at hand.
+        """
+        return self._ph.check_needs_rehash(stored)
+
     def close(self) -> None:
         """Stop the threads (hashes under way finish first)."""
         self._pool.shutdown(wait=False, cancel_futures=True)

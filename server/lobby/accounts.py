@@ -113,7 +113,8 @@ class Accounts(Records):
                 ErrorCode.PASSWORD_REQUIRED,
                 f"the name {account.name!r} is protected: send its password, or its token",
             )
-        await self._check(account, password, _address(session))
+        if await self._check(account, password, _address(session)):
+            await self._rehash(account, password)
         _not_barred(account)
         token = secrets.token_urlsafe(24)
         await self.store.add_token(account.id, hash_token(token), self.clock.time())
@@ -134,11 +135,14 @@ class Accounts(Records):
             await self.store.set_password(player.id, encoded)
         return player, token
 
-    async def _check(self, account: AccountRecord, password: str, address: str) -> None:
+    async def _check(self, account: AccountRecord, password: str, address: str) -> bool:
         """Accept ``password`` for ``account`` or refuse it, counting a wrong one.
 
         A one-time code from the host (``--reset-password``) is accepted once,
         in place of a password.
+
+        Returns:
+            Whether it was the password (checked against its hash), not the code.
         """
         keys = _keys(account.name, address)
         now = self.clock.time()
@@ -149,8 +153,9 @@ class Accounts(Records):
         try:
             if account.reset_code is not None and same_code(password, account.reset_code):
                 await self.store.set_password(account.id, account.password, None)
-                right = True
+                right, by_password = True, False
             else:
+                by_password = True
                 right = account.password is not None and await self._verify(
                     account.password, password
                 )
@@ -164,6 +169,24 @@ class Accounts(Records):
             )
         self.attempts.forget(keys[0])
         self.attempts.undo(keys[1], now)
+        return by_password
+
+    async def _rehash(self, account: AccountRecord, password: str) -> None:
+        """Hash ``account``'s right ``password`` again if its hash has older parameters.
+
+        Only a sign-in has the password at hand, so new costs reach each
+        name at its next one. A full pool leaves it for a later sign-in; a password
+        changed meanwhile on another connection stands (the store compares).
+        """
+        stored = account.password
+        if stored is None or not self.hasher.outdated(stored):
+            return
+        try:
+            new = await self.hasher.hash(password)
+        except Busy:
+            return
+        if await self.store.rehash_password(account.id, stored, new):
+            log.info("player %s: password hashed again with today's parameters", account.name)
 
     def _held_back(self, keys: tuple[str, str], name: str) -> None:
         """Refuse at once while ``keys`` (a name's, an address's) have too many failures."""

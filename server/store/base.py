@@ -260,6 +260,15 @@ class Store(ABC):
         """Keep ``player``'s password hash (None: none) and one-time code hash (None: none)."""
 
     @abstractmethod
+    async def rehash_password(self, player: int, old: str, new: str) -> bool:
+        """Replace ``player``'s password hash ``old`` by ``new``, unless it changed meanwhile.
+
+        ``new`` hashes the same password with the server's parameters of today (a
+        sign-in after a release raised them). A password set in between, on another
+        connection, stands: the old password must not come back. Whether it was replaced.
+        """
+
+    @abstractmethod
     async def set_disabled(self, player: int, disabled: bool) -> None:
         """Bar ``player``'s name (``hello`` refused) or lift the bar."""
 

@@ -450,6 +450,11 @@ class PostgresStore(Store):
         await self.pool.execute(Q.set_password, password, reset_code, player)
 
     @_guarded
+    async def rehash_password(self, player: int, old: str, new: str) -> bool:
+        status = await self.pool.execute(Q.rehash_password, new, player, old)
+        return bool(status == "UPDATE 1")
+
+    @_guarded
     async def set_disabled(self, player: int, disabled: bool) -> None:
         await self.pool.execute(Q.set_disabled, disabled, player)
 

@@ -116,6 +116,8 @@ class Queries:
     """player"""
     set_password: str = "UPDATE players SET password = ?, reset_code = ? WHERE id = ?"
     """password hash, reset code hash, player"""
+    rehash_password: str = "UPDATE players SET password = ? WHERE id = ? AND password = ?"
+    """new hash, player, old hash: only while the old one stands"""
     set_disabled: str = "UPDATE players SET disabled = ? WHERE id = ?"
     """disabled, player"""
     mark_bot: str = "UPDATE players SET bot = TRUE WHERE id = ? AND NOT bot"

@@ -578,6 +578,9 @@ class SQLiteStore(Store):
     ) -> None:
         await self._write(Q.set_password, (password, reset_code, player))
 
+    async def rehash_password(self, player: int, old: str, new: str) -> bool:
+        return await self._write(Q.rehash_password, (new, player, old)) == 1
+
     async def set_disabled(self, player: int, disabled: bool) -> None:
         await self._write(Q.set_disabled, (disabled, player))
 

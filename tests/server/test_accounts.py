@@ -17,6 +17,7 @@ import pytest
 from tilehall.protocol import CloseCode
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
+from tilehall.server.passwords import Hasher
 from websockets.exceptions import ConnectionClosed
 
 from tests.helpers import ROOT, Raw
@@ -212,6 +213,32 @@ def admin(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow  # admin commands run as processes
+async def test_a_sign_in_hashes_the_password_again_when_the_host_raised_the_costs(
+    server: Server, url: str
+) -> None:
+    """Only a sign-in has the password at hand: a hash made with older parameters is made
+    again then, and the password goes on working; a token's sign-in changes nothing."""
+    ada = await Raw.open(url, "ada")
+    assert (await ada.call({"t": "set_password", "password": PASSWORD}))["t"] == "password_set"
+    account = await server.store.account_by_name("ada")
+    assert account is not None and account.password is not None
+    before = account.password
+    assert ",t=2," in before
+    server.lobby.hasher = Hasher(time_cost=3)  # a release raised the cost
+    _, back = await hello(url, token=ada.token)
+    assert back["t"] == "welcome"
+    assert (await server.store.account_by_name("ada")).password == before  # type: ignore[union-attr]
+    _, phone = await hello(url, name="ada", password=PASSWORD)
+    assert phone["t"] == "welcome"
+    after = (await server.store.account_by_name("ada")).password  # type: ignore[union-attr]
+    assert after is not None and after != before and ",t=3," in after
+    _, again = await hello(url, name="ada", password=PASSWORD)
+    assert again["t"] == "welcome"
+    assert (await server.store.account_by_name("ada")).password == after  # type: ignore[union-attr]
+    _, wrong = await hello(url, name="ada", password="not the password at all")
+    assert wrong["code"] == "bad_password"
+
+
 async def test_a_host_bars_restores_and_resets_a_name(server: Server, url: str) -> None:
     ada = await Raw.open(url, "ada")
     await ada.call({"t": "set_password", "password": PASSWORD})

@@ -574,6 +574,19 @@ async def test_accounts_keep_a_password_hash_a_code_and_a_bar(store):
     assert await store.account_by_name("Eve") is None
 
 
+async def test_a_password_is_hashed_again_only_while_its_old_hash_stands(store):
+    ada = await store.create_player("Ada", b"\x01" * 32, 1.0)
+    await store.set_password(ada.id, "old-hash", b"\x07" * 32)
+    assert await store.rehash_password(ada.id, "old-hash", "new-hash")
+    account = await store.account(ada.id)
+    assert (account.password, account.reset_code) == ("new-hash", b"\x07" * 32)
+    # changed meanwhile on another connection: that password stands
+    await store.set_password(ada.id, "changed")
+    assert not await store.rehash_password(ada.id, "new-hash", "stale")
+    assert (await store.account(ada.id)).password == "changed"
+    assert not await store.rehash_password(ada.id + 999, "changed", "x")
+
+
 async def test_reopening_keeps_data_and_does_not_migrate_twice(store_url):
     first = await open_store(store_url)
     await first.create_player("Ada", b"\x01" * 32, 1.0)
