@@ -660,6 +660,21 @@ def rating_text(rating: dict[str, Any]) -> str:
     return f"{rating['rating']:.0f} ±{rating['rd']:.0f} ({n} game{'s' * (n != 1)})"
 
 
+def dialog(
+    surf: pygame.Surface, size: tuple[int, int], title: str, top: int, largest: int
+) -> pygame.Rect:
+    """Draw the centred panel of a dialog scene (a name, a password) and its gold title,
+    ``top`` pixels down, at most ``largest`` points; the panel's rectangle, for the rest."""
+    w, h = surf.get_size()
+    surf.fill(d.BG)
+    box = pygame.Rect((0, 0), size)
+    box.center = (w // 2, h // 2)
+    d.panel(surf, box)
+    fit = d.text_fit(title, box.w - 40, largest)
+    d.text(surf, title, (box.centerx, box.y + top), size=fit, colour=d.GOLD, anchor="center")
+    return box
+
+
 class NameScene(Scene):
     """Ask for a player name: at the start, to change it, or when the server refused ours.
 
@@ -701,11 +716,7 @@ class NameScene(Scene):
 
     def draw(self, surf: pygame.Surface) -> None:
         w, h = surf.get_size()
-        surf.fill(d.BG)
-        box = pygame.Rect(0, 0, 460, 220)
-        box.center = (w // 2, h // 2)
-        d.panel(surf, box)
-        d.text(surf, "TILEHALL", (box.centerx, box.y + 36), size=46, colour=d.GOLD, anchor="center")
+        box = dialog(surf, (460, 220), "TILEHALL", 36, 46)
         welcome = "Choose a player name"
         if self.remembered and self.field.text.strip() == self.remembered:
             welcome = f"Welcome back: Enter plays as {self.remembered}"
@@ -765,13 +776,7 @@ class PasswordScene(Scene):
 
     def draw(self, surf: pygame.Surface) -> None:
         w, h = surf.get_size()
-        surf.fill(d.BG)
-        box = pygame.Rect(0, 0, 460, 220)
-        box.center = (w // 2, h // 2)
-        d.panel(surf, box)
-        title = f"The password of {self.name}"
-        size = d.text_fit(title, box.w - 40, 26)
-        d.text(surf, title, (box.centerx, box.y + 40), size=size, colour=d.GOLD, anchor="center")
+        box = dialog(surf, (460, 220), f"The password of {self.name}", 40, 26)
         self.field.rect = pygame.Rect(box.x + 30, box.y + 84, box.w - 60, 40)
         self.field.draw(surf)
         self.ok.rect = pygame.Rect(box.centerx - 150, box.y + 150, 140, 40)
@@ -820,13 +825,7 @@ class SetPasswordScene(Scene):
 
     def draw(self, surf: pygame.Surface) -> None:
         w, h = surf.get_size()
-        surf.fill(d.BG)
-        box = pygame.Rect(0, 0, 480, 260)
-        box.center = (w // 2, h // 2)
-        d.panel(surf, box)
-        title = "A password keeps your name on other devices"
-        size = d.text_fit(title, box.w - 40, 22)
-        d.text(surf, title, (box.centerx, box.y + 32), size=size, colour=d.GOLD, anchor="center")
+        box = dialog(surf, (480, 260), "A password keeps your name on other devices", 32, 22)
         self.old.rect = pygame.Rect(box.x + 30, box.y + 64, box.w - 60, 40)
         self.new.rect = pygame.Rect(box.x + 30, box.y + 120, box.w - 60, 40)
         self.old.draw(surf)
