@@ -144,6 +144,20 @@ async def test_an_actions_update_comes_pushed_in_seq_order(tmp_path):
         proc.stop()
 
 
+async def _sent(conn: Connection) -> None:
+    """Return in the loop's turn ``conn``'s request went out, before any answer can be read.
+
+    The caller then holds the loop. A fixed number of turns was used before: each
+    reads what came, and on a loaded machine the answer came within 20 of them, so
+    the frames the test means to find queued together had been read one by one.
+    """
+    for _ in range(1000):
+        if conn._waiting:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the request was never sent")
+
+
 async def _act_then_read(url: str) -> None:
     async with Connection(url, name="Ada") as conn:
         made = await conn.request({"t": "create", "game": "mathable", "seats": ["Ada", "COMP"]})
@@ -154,9 +168,7 @@ async def _act_then_read(url: str) -> None:
             if msg["t"] == "update":
                 view, seq = msg["view"], msg["seq"]
         acting = asyncio.create_task(conn.act(room, {"do": "end"}))
-        for _ in range(20):
-            await asyncio.sleep(0)  # until the action is written, no longer
-        assert conn._waiting
+        await _sent(conn)
         time.sleep(0.5)  # the server answers and the COMP moves meanwhile
         mine = await acting
         assert mine is not None
@@ -186,13 +198,12 @@ async def test_rejoin_answers_on_pushed_in_order(tmp_path):
             first = await a.act(room, {"do": "place", "at": view["legal"][0]})
             assert first is not None
             rejoining = asyncio.create_task(w.rejoin(room))
-            for _ in range(20):
-                await asyncio.sleep(0)
+            await _sent(w)
+            time.sleep(0.2)  # the server takes the rejoin first; nothing is read meanwhile
             acting = asyncio.create_task(
                 a.act(room, {"do": "place", "at": first["view"]["legal"][0]})
             )
-            for _ in range(20):
-                await asyncio.sleep(0)
+            await _sent(a)
             time.sleep(0.5)  # the snapshot and the move's update both reach Wat meanwhile
             assert await rejoining is None
             second = await acting
