@@ -113,9 +113,10 @@ class Accounts(Records):
                 ErrorCode.PASSWORD_REQUIRED,
                 f"the name {account.name!r} is protected: send its password, or its token",
             )
-        if await self._check(account, password, _address(session)):
-            await self._rehash(account, password)
+        by_password = await self._check(account, password, _address(session))
         _not_barred(account)
+        if by_password:
+            await self._rehash(account, password)
         token = secrets.token_urlsafe(24)
         await self.store.add_token(account.id, hash_token(token), self.clock.time())
         return account.player, token
