@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/lines_bot.py [games] [level]
          [--level=normal] [--cl98] [--preview | --no-preview] [--jobs=1] [--budget=0.25]
-         [--first=0] [--max-moves=1500] [--quiet]
+         [--first=0] [--max-moves=1500] [--set=name=value[,name=value...]] [--quiet]
 
 ``--cl98`` plays the classic Color Lines 98 settings (9x9, 7 colours, 3 chips
 a throw, lines of 5) with the preview of the next colours on, as Color Lines
@@ -21,6 +21,11 @@ wall (``perf_counter``) and CPU of the thinking thread (``thread_time``)
 around each ``choose``: wall time grows with the machine's load, CPU time
 does not.
 
+``--set`` plays a variant of the level: each ``name=value`` overrides one of
+the bot class's tuning attributes (``--set=ready_cap=3,finalists=6``; values
+are Python literals, so ``--set=window_base=(0.0,0.0,4.0,12.0,30.0)`` works
+too). The level itself is unchanged; this is for probes.
+
 A game is stopped after ``--max-moves`` moves (0: never). A score only grows,
 so the score at the stop is a lower bound of the game's final score, and so
 are the mean and median printed; the number of games stopped that way is
@@ -29,6 +34,7 @@ printed too.
 
 from __future__ import annotations
 
+import ast
 import math
 import multiprocessing
 import random
@@ -65,10 +71,38 @@ class Game(NamedTuple):
     cpu: list[float]
 
 
-def play(seed: int, level: str, budget: float, max_moves: int, options: dict[str, Any]) -> Game:
+def overrides(spec: str) -> dict[str, Any]:
+    """``name=value,...`` (values Python literals) as a dict; commas inside brackets stay."""
+    found: dict[str, Any] = {}
+    depth = 0
+    part = ""
+    for ch in spec + ",":
+        if ch == "," and depth == 0:
+            if part:
+                name, _, value = part.partition("=")
+                found[name.strip()] = ast.literal_eval(value.strip())
+            part = ""
+            continue
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        part += ch
+    return found
+
+
+def play(
+    seed: int,
+    level: str,
+    budget: float,
+    max_moves: int,
+    options: dict[str, Any],
+    tweaks: dict[str, Any] | None = None,
+) -> Game:
     """One game, with the think time of every move."""
     game = Lines(options=options, seats=1, rng=random.Random(seed), now=0.0)
-    bot = BOTS[level](rng=random.Random(1_000_003 + seed), budget=budget)
+    cls = BOTS[level]
+    if tweaks:
+        cls = type(f"{cls.__name__}Variant", (cls,), dict(tweaks))
+    bot = cls(rng=random.Random(1_000_003 + seed), budget=budget)
     wall: list[float] = []
     cpu: list[float] = []
     while game.status is Status.PLAYING:
@@ -85,7 +119,7 @@ def play(seed: int, level: str, budget: float, max_moves: int, options: dict[str
     return Game(seed, game.scores[0], False, wall, cpu)
 
 
-def _play(args: tuple[int, str, float, int, dict[str, Any]]) -> Game:
+def _play(args: tuple[int, str, float, int, dict[str, Any], dict[str, Any]]) -> Game:
     return play(*args)
 
 
@@ -111,6 +145,10 @@ def main() -> None:
     max_moves = int(flags.get("max-moves") or 1500)
     jobs = int(flags.get("jobs") or 1)
     quiet = "quiet" in flags
+    tweaks = overrides(flags.get("set") or "")
+    for name in tweaks:
+        if not hasattr(BOTS[level], name):
+            raise SystemExit(f"--set: the {level} bot has no attribute {name!r}")
     options: dict[str, Any] = dict(CL98) if "cl98" in flags else {}
     if "preview" in flags:
         options["preview"] = True
@@ -122,10 +160,12 @@ def main() -> None:
     print(
         f"{level} bot, budget {budget}s, {games} games, {setting}, "
         f"seeds {first}..{first + games - 1}, stop after {max_moves or 'no limit of'} moves, "
-        f"{jobs} job(s)",
+        f"{jobs} job(s){f', variant {tweaks}' if tweaks else ''}",
         flush=True,
     )
-    tasks = [(seed, level, budget, max_moves, options) for seed in range(first, first + games)]
+    tasks = [
+        (seed, level, budget, max_moves, options, tweaks) for seed in range(first, first + games)
+    ]
     done: list[Game] = []
     wall_start = time.perf_counter()
     with multiprocessing.Pool(jobs) as pool:
