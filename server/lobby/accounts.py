@@ -36,7 +36,13 @@ from tilehall.server.passwords import (
     code_hash,
     same_code,
 )
-from tilehall.server.store.base import AccountRecord, NameTaken, PlayerRecord, Store
+from tilehall.server.store.base import (
+    AccountRecord,
+    NameTaken,
+    PlayerRecord,
+    Store,
+    StoreUnavailable,
+)
 
 if TYPE_CHECKING:
     from tilehall.server.clock import Clock
@@ -175,9 +181,10 @@ class Accounts(Records):
     async def _rehash(self, account: AccountRecord, password: str) -> None:
         """Hash ``account``'s right ``password`` again if its hash has older parameters.
 
-        Only a sign-in has the password at hand, so new costs reach each
-        name at its next one. A full pool leaves it for a later sign-in; a password
-        changed meanwhile on another connection stands (the store compares).
+        Only a sign-in has the password at hand, so new costs reach each name at
+        its next one. Best effort: a full pool or a failed write leaves it for a
+        later sign-in (this one goes on); a password changed meanwhile on another
+        connection stands (the store compares).
         """
         stored = account.password
         if stored is None or not self.hasher.outdated(stored):
@@ -186,7 +193,12 @@ class Accounts(Records):
             new = await self.hasher.hash(password)
         except Busy:
             return
-        if await self.store.rehash_password(account.id, stored, new):
+        try:
+            again = await self.store.rehash_password(account.id, stored, new)
+        except StoreUnavailable as exc:  # the sign-in's own write will say if the store is down
+            log.warning("player %s: password not hashed again: %s", account.name, exc)
+            return
+        if again:
             log.info("player %s: password hashed again with today's parameters", account.name)
 
     def _held_back(self, keys: tuple[str, str], name: str) -> None:

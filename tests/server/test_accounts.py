@@ -212,8 +212,7 @@ def admin(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.slow  # admin commands run as processes
-async def test_a_sign_in_hashes_the_password_again_when_the_host_raised_the_costs(
+async def test_a_sign_in_hashes_the_password_again_when_a_release_raised_the_costs(
     server: Server, url: str
 ) -> None:
     """Only a sign-in has the password at hand: a hash made with older parameters is made
@@ -239,6 +238,7 @@ async def test_a_sign_in_hashes_the_password_again_when_the_host_raised_the_cost
     assert wrong["code"] == "bad_password"
 
 
+@pytest.mark.slow  # admin commands run as processes
 async def test_a_host_bars_restores_and_resets_a_name(server: Server, url: str) -> None:
     ada = await Raw.open(url, "ada")
     await ada.call({"t": "set_password", "password": PASSWORD})
