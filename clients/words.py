@@ -46,6 +46,7 @@ __all__ = [
     "quick_fields",
     "quick_note",
     "quick_request",
+    "quit_vote_question",
     "square",
     "stone_label",
     "tile_label",
@@ -623,6 +624,16 @@ QUIT_VOTE_ENDS = "Your vote would end the game now: the other players are COMP o
 
 QUIT_VOTE_UNSURE = "Your vote may end the game now: the room has not said yet who plays COMP."
 """Asked instead when the room's summary, which names the COMP seats, has not come yet."""
+
+
+def quit_vote_question(ends: bool | None) -> str | None:
+    """What a Mathable quit vote asks before it goes (the clients add how to confirm), or
+    None when it goes at once. ``ends`` is :meth:`RoomModel.vote_ends_game`: a vote that
+    may end the game (None: not known yet) asks as one that does."""
+    if ends is False:
+        return None
+    return QUIT_VOTE_ENDS if ends else QUIT_VOTE_UNSURE
+
 
 ROOM_GONE = "That room has ended and the server has let it go: it is off the list now."
 """A room of the lobby's list answers ``unknown_room``: finished rooms are dropped after a while."""

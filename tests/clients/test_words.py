@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from tilehall.clients.words import (
     ERRORS,
+    QUIT_VOTE_ENDS,
+    QUIT_VOTE_UNSURE,
     Said,
     Tone,
     Words,
@@ -19,6 +21,7 @@ from tilehall.clients.words import (
     quick_fields,
     quick_note,
     quick_request,
+    quit_vote_question,
     square,
     stone_label,
     tile_label,
@@ -198,3 +201,9 @@ def test_linksame_labels_have_no_look_alikes():
     assert all(len(label) == 1 for label in labels) and len(set(labels)) == kinds
     for alike in ("O0", "I1", "Il", "l1"):
         assert sum(ch in labels for ch in alike) <= 1, (alike, labels)
+
+
+def test_a_quit_vote_that_may_end_the_game_asks_and_says_why():
+    assert quit_vote_question(False) is None  # one vote among people: sent at once
+    assert quit_vote_question(True) == QUIT_VOTE_ENDS
+    assert quit_vote_question(None) == QUIT_VOTE_UNSURE  # the COMP seats not known yet

@@ -363,12 +363,11 @@ class MathableScreen(GameScreen):
             self.say("only a player in a game on can vote to quit")
             return
         now = time.monotonic()
-        ends = self.model.vote_ends_game()  # None: not known yet, asked as if it did
-        if ends is not False and now - self.vote_asked > CONFIRM:
-            # The vote that ends the game at once asks first, as solo games' quit does.
+        ask = words.quit_vote_question(self.model.vote_ends_game())
+        if ask is not None and now - self.vote_asked > CONFIRM:
+            # The vote that may end the game at once asks first, as solo games' quit does.
             self.vote_asked = now
-            why = words.QUIT_VOTE_ENDS if ends else words.QUIT_VOTE_UNSURE
-            self.say(f"{why} Press v again to end it, within {CONFIRM:.0f} s.")
+            self.say(f"{ask} Press v again to end it, within {CONFIRM:.0f} s.")
             return
         self.vote_asked = 0.0
         self.send({"do": "quit"})

@@ -230,9 +230,8 @@ class MathableScene(GameScene):
 
     def vote_quit(self) -> None:
         """Vote to quit (again: withdraw); the vote that would end the game asks first."""
-        ends = self.model.vote_ends_game()  # None: not known yet, asked as if it did
-        why = words.QUIT_VOTE_ENDS if ends else words.QUIT_VOTE_UNSURE
-        if ends is False or self.confirmed("quit", f"{why} Press Vote quit again to end it"):
+        ask = words.quit_vote_question(self.model.vote_ends_game())
+        if ask is None or self.confirmed("quit", f"{ask} Press Vote quit again to end it"):
             self.send({"do": "quit"})
 
     def update_buttons(self) -> None:
