@@ -217,12 +217,26 @@ class GameScreen(Screen[None]):
         self.redraw_below()
 
     def messages(self) -> Text:
-        """The message lines: what the last updates did, then the client's own note."""
+        """The message lines: what the last updates did, then the client's own note.
+
+        They are :attr:`TOLD` rows high. A line that wraps takes two of them, and the
+        older lines give way to it: at 80 columns the quit vote's question and how
+        to answer it ("Press v again ...") wrap, and the answer was cut off.
+        """
         lines = list(self.told)
         if self.note:
             lines.append(Text(self.note, style="italic"))
-        lines = lines[-self.TOLD :]
-        return Text("\n").join(line.copy() for line in lines)
+        shown = self.query("#msg")
+        width = shown.first(Static).content_size.width if shown else 0  # 0: not laid out
+        kept: list[Text] = []
+        rows = 0
+        for line in reversed(lines):
+            need = len(line.wrap(self.app.console, width)) if width else 1
+            if kept and rows + need > self.TOLD:
+                break
+            kept.append(line)
+            rows += need
+        return Text("\n").join(line.copy() for line in reversed(kept))
 
     def redraw_below(self) -> None:
         """Redraw the rows of :meth:`compose_below`."""

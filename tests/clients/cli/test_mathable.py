@@ -326,6 +326,27 @@ async def test_the_quit_vote_that_ends_the_game_asks_first(url):
         assert screen.view["quit_votes"] == [0]
 
 
+async def test_a_long_note_is_read_whole_on_80_columns(url):
+    """At 80 columns the vote's question and "Press v again ..." wrap onto a second row:
+    the message lines are two rows, so the older line gives way rather than the answer."""
+    async with app_for(url).run_test(size=(80, 24)) as pilot:
+        await create_room(pilot, "mathable", seats=["ada", "bea"])
+        screen = await screen_of(pilot, MathableScreen)
+        screen.told.append(Text("an update the room told"))
+        screen.say(
+            "Your vote would end the game now: the other players are COMP or have voted."
+            " Press v again to end it, within 10 s."
+        )
+        await pilot.pause()
+        shown = screen.messages()
+        assert "Press v again to end it, within 10 s." in shown.plain
+        assert "an update the room told" not in shown.plain  # two rows: the note's
+        width = screen.query_one("#msg").content_size.width
+        assert len(shown.wrap(screen.app.console, width)) <= screen.TOLD
+        screen.say("short")
+        assert screen.messages().plain == "an update the room told\nshort"
+
+
 def test_every_screens_keys_fit_80_columns_and_keep_help_when_squeezed():
     """Issue 30 item 4, point 7: Mathable's footer was cut at 80 columns. Every game's
     keys fit beside " online " there; squeezed further, whole keys go and "? q" stays."""
