@@ -4,7 +4,8 @@ Each test breaks the real thing: a full filesystem under SQLite, a lock another
 process holds, a PostgreSQL server stopped, a connection dropped after the
 database committed and before its answer arrived, a backend terminated. What a
 player sees is the same each time: ``unavailable`` with ``retry_after``, a
-``room`` push saying the room is suspended, then restored from its journal.
+``room`` push saying the room is suspended, then restored from its journal. A sign-in
+whose password rehash the store refuses goes on with the old hash.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sys
 import asyncpg
 import pytest
 from tilehall.server.games import find_game
+from tilehall.server.passwords import Hasher
 from tilehall.server.room import Room
 from tilehall.server.store.sqlite import SQLiteStore
 
@@ -129,6 +131,43 @@ async def test_a_lock_held_past_the_busy_timeout_suspends_then_resumes(tmp_path)
         assert await house.journal(room) == before
         upd = await house.call(a, place(room, view))
         assert upd["seq"] == len(before) + 1
+    finally:
+        other.close()
+        await house.close()
+
+
+async def test_a_rehash_the_store_refuses_waits_for_the_next_sign_in(tmp_path, caplog):
+    """A sign-in hashes an old-cost password again, best effort. With the write lock held by
+    another connection past the busy timeout, that write fails; the sign-in goes on once the
+    lock is let go, the old hash stands and still works, and the next sign-in makes the new."""
+    path = tmp_path / "tilehall.sqlite3"
+    house = await House.open(tmp_path, SQLiteStore(path, busy_timeout=1.0))
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        ada = await house.player("ada")
+        secret = "correct horse battery"
+        reply = await house.call(ada, {"t": "set_password", "password": secret})
+        assert reply["t"] == "password_set", reply
+        before = (await house.store.account_by_name("ada")).password
+        assert ",t=2," in before
+        house.lobby.hasher = Hasher(time_cost=3)  # a release raised the cost
+        sign_in = {"t": "hello", "v": 1, "name": "ada", "password": secret}
+
+        other.execute("BEGIN IMMEDIATE")
+        signing = asyncio.create_task(house.call(MemoryMember("phone"), sign_in))
+        async with asyncio.timeout(10):
+            while "password not hashed again" not in caplog.text:
+                await asyncio.sleep(0.01)
+        assert not signing.done()  # its token's write waits on the same lock
+        other.execute("ROLLBACK")
+        welcome = await signing
+        assert welcome["t"] == "welcome", welcome
+        assert (await house.store.account_by_name("ada")).password == before
+
+        again = await house.call(MemoryMember("tablet"), sign_in)
+        assert again["t"] == "welcome", again
+        after = (await house.store.account_by_name("ada")).password
+        assert after != before and ",t=3," in after
     finally:
         other.close()
         await house.close()
