@@ -369,9 +369,7 @@ def test_describe_lists_every_action_with_its_fields(cls):
 OPTIONS = [(cls, option) for cls in GAMES for option in cls.options]
 
 
-@pytest.mark.parametrize(
-    ("cls", "option"), OPTIONS, ids=[f"{c.name}.{o.name}" for c, o in OPTIONS]
-)
+@pytest.mark.parametrize(("cls", "option"), OPTIONS, ids=[f"{c.name}.{o.name}" for c, o in OPTIONS])
 def test_every_option_has_a_label_of_words_not_its_name(cls, option):
     """The clients show the label beside the form field and in a room's summary
     ("Stand-in after (s) 120"): a label that is the wire name with spaces
