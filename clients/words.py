@@ -1,4 +1,4 @@
-"""What every client says in words: events, pauses, refusals and the quick-game form.
+"""What every client says in words: events, pauses, refusals, game options and the quick-game form.
 
 The terminal and pygame clients (and, later, the web client, which reads the
 same tables) tell a player the same things in the same words. Each client
@@ -38,10 +38,13 @@ __all__ = [
     "Said",
     "Tone",
     "Words",
+    "changed_options",
     "column_letter",
     "duration",
     "error_text",
     "extra_missing",
+    "option_label",
+    "option_value",
     "paused_why",
     "quick_fields",
     "quick_note",
@@ -637,6 +640,46 @@ def quit_vote_question(ends: bool | None) -> str | None:
 
 ROOM_GONE = "That room has ended and the server has let it go: it is off the list now."
 """A room of the lobby's list answers ``unknown_room``: finished rooms are dropped after a while."""
+
+# -- game options ----------------------------------------------------------------------------
+
+
+def option_label(opt: Mapping[str, Any]) -> str:
+    """What a form shows beside a game option (a ``welcome.games[].options`` entry).
+
+    The server's ``label`` (``Stand-in after (s)``) when it sends one; a server
+    that predates labels sends none, and then the wire name in words will do
+    (``standin_after`` reads ``Standin after``): the same fallback as the web
+    client's, so every client words an old server's options alike.
+    """
+    label = opt.get("label")
+    if isinstance(label, str) and label.strip():
+        return label
+    words = str(opt.get("name", "")).replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def option_value(value: Any) -> str:
+    """An option's value as a summary shows it: a switch ``on``/``off``, else as sent."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def changed_options(game: Mapping[str, Any], options: Mapping[str, Any] | None) -> str:
+    """A room's options that differ from ``game``'s defaults, in one line.
+
+    ``Opponents' racks hidden, Stand-in after (s) 120``: each option's label and
+    value, in the order the game declares its options; an option the game does
+    not declare (a newer server's, say) is left out rather than guessed at.
+    """
+    given = options or {}
+    return ", ".join(
+        f"{option_label(opt)} {option_value(given[opt['name']])}"
+        for opt in game.get("options") or ()
+        if opt.get("name") in given and given[opt["name"]] != opt.get("default")
+    )
+
 
 _EXTRAS = {"cli": "Textual, the terminal toolkit", "gui": "pygame-ce, the window toolkit"}
 

@@ -295,6 +295,16 @@ NESTED: Mapping[str, Mapping[str, Shape]] = {
         "rated": "bool",
         "bot_ratings": "opt map",
     },
+    "option": {
+        "name": "str",
+        "label": "str",
+        "kind": "str",
+        "default": "any",
+        "doc": "str",
+        "min": "opt int",
+        "max": "opt int",
+        "choices": "opt strs",
+    },
     "rating": {"rating": "num", "rd": "num", "games": "int"},
     "missed": {"seq": "int", "events": "list"},
     "score_entry": {"name": "str", "score": "int", "at": "num", "room": "str", "detail": "map"},
@@ -320,6 +330,7 @@ name :data:`ITEMS` refers to."""
 
 ITEMS: Mapping[tuple[str, str], str] = {
     ("welcome", "games"): "game",
+    ("game", "options"): "option",
     ("rooms", "rooms"): "room_summary",
     ("room", "seats"): "seat",
     ("joined", "missed"): "missed",

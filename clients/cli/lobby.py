@@ -24,7 +24,7 @@ from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.widgets import Choice, PagedScreen, StatusLine
 from tilehall.clients.connection import ServerError
 from tilehall.clients.model import LobbyModel, seat_label
-from tilehall.clients.words import quick_fields, quick_note, quick_request
+from tilehall.clients.words import option_label, quick_fields, quick_note, quick_request
 from tilehall.protocol import ErrorCode
 
 if TYPE_CHECKING:
@@ -259,7 +259,7 @@ class CreateScreen(ModalScreen[dict[str, Any] | None]):
         await fields.remove_children()
         rows: list[Horizontal] = []
         for opt in game.get("options", []):
-            rows.append(Horizontal(Label(opt["name"], classes="key"), self._widget(opt)))
+            rows.append(Horizontal(Label(option_label(opt), classes="key"), self._widget(opt)))
         lo, hi = game.get("min_seats", 1), game.get("max_seats", 1)
         if hi > 1:
             rows.append(
@@ -322,10 +322,10 @@ class CreateScreen(ModalScreen[dict[str, Any] | None]):
                 try:
                     value = int(cast(Input, widget).value)
                 except ValueError:
-                    return f"{opt['name']} must be a whole number"
+                    return f"{option_label(opt)} must be a whole number"
                 lo, hi = opt.get("min"), opt.get("max")
                 if (lo is not None and value < lo) or (hi is not None and value > hi):
-                    return f"{opt['name']} must be between {lo} and {hi}"
+                    return f"{option_label(opt)} must be between {lo} and {hi}"
             if value != opt.get("default"):
                 options[opt["name"]] = value
         msg: dict[str, Any] = {"t": "create", "game": game["name"]}

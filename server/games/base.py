@@ -95,12 +95,20 @@ class Option:
 
     ``kind`` is ``"int"``, ``"bool"`` or ``"choice"``. Clients build their
     create-room forms from :meth:`describe`.
+
+    ``name`` is the wire name (``standin_after``), fixed once deployed; ``label`` is
+    what a player reads beside the form field and in a room's one-line summary of
+    changed options (``Stand-in after (s) 120``), so the clients need not make
+    words out of identifiers. It is required: a new option cannot reach a form
+    without one.
     """
 
     name: str
     kind: str
     default: Any
     doc: str
+    label: str
+    """Short, sentence case, as a form shows it; not just the name with spaces."""
     min: int | None = None
     max: int | None = None
     choices: tuple[str, ...] = ()
@@ -108,6 +116,8 @@ class Option:
     def __post_init__(self) -> None:
         if self.kind not in ("int", "bool", "choice"):
             raise ValueError(f"unknown option kind {self.kind!r}")
+        if not self.label.strip():
+            raise ValueError(f"option {self.name} has no label")
         if self.kind == "choice" and self.default not in self.choices:
             raise ValueError(f"default {self.default!r} of {self.name} is not a choice")
 
@@ -139,6 +149,7 @@ class Option:
         """The option as it appears in ``welcome.games``."""
         out: dict[str, Any] = {
             "name": self.name,
+            "label": self.label,
             "kind": self.kind,
             "default": self.default,
             "doc": self.doc,

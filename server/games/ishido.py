@@ -432,6 +432,7 @@ class Ishido(SoloGame):
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="scoring",
+            label="Scoring rules",
             kind="choice",
             default="modern",
             choices=("modern", "ancient"),
@@ -440,6 +441,7 @@ class Ishido(SoloGame):
         ),
         Option(
             name="four_way",
+            label="4-way rule",
             kind="choice",
             default="touching",
             choices=("touching", "original"),

@@ -159,11 +159,36 @@ class Lines(SoloGame):
     title = "Lines"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})
     options: ClassVar[tuple[Option, ...]] = (
-        Option(name="width", kind="int", default=9, min=3, max=MAX_SIDE, doc="Board width (-w)."),
-        Option(name="height", kind="int", default=9, min=3, max=MAX_SIDE, doc="Board height (-t)."),
-        Option(name="colours", kind="int", default=5, min=2, max=9, doc="Chip colours (-c)."),
+        Option(
+            name="width",
+            label="Board width",
+            kind="int",
+            default=9,
+            min=3,
+            max=MAX_SIDE,
+            doc="Board width (-w).",
+        ),
+        Option(
+            name="height",
+            label="Board height",
+            kind="int",
+            default=9,
+            min=3,
+            max=MAX_SIDE,
+            doc="Board height (-t).",
+        ),
+        Option(
+            name="colours",
+            label="Chip colours",
+            kind="int",
+            default=5,
+            min=2,
+            max=9,
+            doc="Chip colours (-c).",
+        ),
         Option(
             name="min_line",
+            label="Shortest line",
             kind="int",
             default=5,
             min=2,
@@ -171,10 +196,17 @@ class Lines(SoloGame):
             doc="Shortest line that is removed (-i); longer than the board means no line scores.",
         ),
         Option(
-            name="throw", kind="int", default=3, min=1, max=20, doc="Chips per computer turn (-n)."
+            name="throw",
+            label="Chips per throw",
+            kind="int",
+            default=3,
+            min=1,
+            max=20,
+            doc="Chips per computer turn (-n).",
         ),
         Option(
             name="initial",
+            label="Starting chips",
             kind="int",
             default=3,
             min=1,
@@ -183,6 +215,7 @@ class Lines(SoloGame):
         ),
         Option(
             name="preview",
+            label="Show next colours",
             kind="bool",
             default=False,
             doc="Show the colours of the next throw (not in CLines; no records).",

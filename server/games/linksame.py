@@ -179,6 +179,7 @@ class LinkSame(SoloGame):
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="size",
+            label="Board size",
             kind="choice",
             default="normal",
             choices=tuple(SIZES),
@@ -186,6 +187,7 @@ class LinkSame(SoloGame):
         ),
         Option(
             name="stages",
+            label="Stages to play",
             kind="int",
             default=STAGES,
             min=1,
@@ -194,6 +196,7 @@ class LinkSame(SoloGame):
         ),
         Option(
             name="mode",
+            label="Play mode",
             kind="choice",
             default=Mode.TIMED.value,
             choices=tuple(m.value for m in Mode),

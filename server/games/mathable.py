@@ -324,6 +324,7 @@ class Mathable(Game):
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="racks",
+            label="Opponents' racks",
             kind="choice",
             default="open",
             choices=("open", "hidden"),
@@ -332,6 +333,7 @@ class Mathable(Game):
         ),
         Option(
             name="turn_seconds",
+            label="Seconds per turn",
             kind="int",
             default=0,
             min=0,
@@ -340,6 +342,7 @@ class Mathable(Game):
         ),
         Option(
             name="standin_after",
+            label="Stand-in after (s)",
             kind="int",
             default=60,
             min=0,

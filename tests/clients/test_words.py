@@ -16,7 +16,9 @@ from tilehall.clients.words import (
     Said,
     Tone,
     Words,
+    changed_options,
     error_text,
+    option_label,
     paused_why,
     quick_fields,
     quick_note,
@@ -207,3 +209,25 @@ def test_a_quit_vote_that_may_end_the_game_asks_and_says_why():
     assert quit_vote_question(False) is None  # one vote among people: sent at once
     assert quit_vote_question(True) == QUIT_VOTE_ENDS
     assert quit_vote_question(None) == QUIT_VOTE_UNSURE  # the COMP seats not known yet
+
+
+def test_options_are_named_by_their_labels_and_an_older_servers_by_their_names():
+    mathable = find_game("mathable").describe()
+    standin = next(o for o in mathable["options"] if o["name"] == "standin_after")
+    assert option_label(standin) == "Stand-in after (s)"
+    # a server that predates labels sends none: the name in words, as the web client words it
+    old = {k: v for k, v in standin.items() if k != "label"}
+    assert option_label(old) == "Standin after"
+    assert option_label({**old, "label": ""}) == "Standin after"
+    options = {"racks": "hidden", "turn_seconds": 0, "standin_after": 120}  # turn_seconds: default
+    assert changed_options(mathable, options) == "Opponents' racks hidden, Stand-in after (s) 120"
+    older = {
+        **mathable,
+        "options": [{k: v for k, v in o.items() if k != "label"} for o in mathable["options"]],
+    }
+    assert changed_options(older, options) == "Racks hidden, Standin after 120"
+    lines = find_game("lines").describe()
+    assert (
+        changed_options(lines, {"preview": True, "width": 9, "colour": 3}) == "Show next colours on"
+    )
+    assert changed_options(lines, None) == changed_options(lines, {}) == ""

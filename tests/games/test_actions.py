@@ -366,6 +366,33 @@ def test_describe_lists_every_action_with_its_fields(cls):
     assert msgpack.unpackb(msgpack.packb(cls.describe())) == cls.describe()
 
 
+OPTIONS = [(cls, option) for cls in GAMES for option in cls.options]
+
+
+@pytest.mark.parametrize(("cls", "option"), OPTIONS, ids=[f"{c.name}.{o.name}" for c, o in OPTIONS])
+def test_every_option_has_a_label_of_words_not_its_name(cls, option):
+    """The clients show the label beside the form field and in a room's summary
+    ("Stand-in after (s) 120"): a label that is the wire name with spaces
+    ("standin after", "Four way") would bring the old words back."""
+    label = option.label
+    assert label == label.strip() and "_" not in label, label
+    assert label.casefold() != option.name.replace("_", " ").casefold(), label
+    assert label[0].isupper() or label[0].isdigit(), f"{label!r}: sentence case"
+    assert label[1:] == label[1:].lower(), f"{label!r}: sentence case"
+    assert len(label) <= 20, f"{label!r}: too long for a form's key column"
+    entry = next(o for o in cls.describe()["options"] if o["name"] == option.name)
+    assert entry["label"] == label
+
+
+def test_an_option_without_a_label_is_refused():
+    from tilehall.server.games.base import Option
+
+    with pytest.raises(TypeError):
+        Option(name="x", kind="bool", default=False, doc="d")  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="no label"):
+        Option(name="x", kind="bool", default=False, doc="d", label=" ")
+
+
 def test_mathable_declares_its_bounds():
     place, exchange, quit_ = (
         {f["name"]: f for f in a["fields"]}

@@ -47,6 +47,7 @@ def test_every_game_has_a_page():
         assert f"games/{game.name}.md" in DOC
         for option in game.options:
             assert f"`{option.name}`" in page.read_text(), (game.name, option.name)
+            assert f"| {option.label} " in page.read_text(), (game.name, option.label)
 
 
 def test_the_documented_patch_turns_the_documented_view_into_the_result():

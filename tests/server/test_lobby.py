@@ -41,6 +41,10 @@ async def test_hello_creates_a_player_and_the_token_brings_it_back(house):
     assert {g["name"] for g in welcome["games"]} >= {"ishido"}
     ishido = next(g for g in welcome["games"] if g["name"] == "ishido")
     assert "normal" in ishido["bots"]
+    assert [(o["name"], o["label"]) for o in ishido["options"]] == [
+        ("scoring", "Scoring rules"),
+        ("four_way", "4-way rule"),
+    ]
     # the token is stored only as a hash
     rows = house.store.db.execute("SELECT token_hash FROM players").fetchall()
     assert rows == [(hashlib.sha256(token.encode()).digest(),)]

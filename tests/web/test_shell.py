@@ -99,12 +99,16 @@ async def test_a_name_the_server_refuses_is_said_and_asked_again(page: Page):
 
 async def test_the_lobby_lists_a_room_made_by_a_python_client(page: Page, url: str):
     bob = await Raw.open(url, "Bob")
-    room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))["room"]
+    options = {"racks": "hidden", "standin_after": 120}
+    create = {"t": "create", "game": "mathable", "seats": ["Bob", None], "options": options}
+    room = (await bob.call(create))["room"]
     await sign_in(page, "Ada")
     await lobby_ready(page)
     row = page.locator(f'.room-row[data-room="{room}"]')
     await expect(row).to_contain_text("Mathable")
     await expect(row).to_contain_text("waiting for players")
+    # the options it changed, by the labels the server sends ("standin after 120" before)
+    await expect(row).to_contain_text("Opponents' racks hidden, Stand-in after (s) 120")
     await expect(row.get_by_role("button", name=re.compile("^Join"))).to_be_visible()
     await page.get_by_label("Game").select_option("ishido")  # a filter hides it
     await expect(row).to_have_count(0)
@@ -120,9 +124,11 @@ async def test_a_room_made_with_options_from_the_form(page: Page, url: str):
     await lobby_ready(page)
     await page.get_by_role("button", name="New game").click()
     await page.get_by_label("Game").select_option("lines")
-    await page.get_by_label("Width").fill("12")
-    await page.get_by_label("Colours").fill("7")
-    await page.get_by_label("Preview").check()
+    # each field named by its option's label, not by its wire name ("Min line", "Preview")
+    await page.get_by_label("Board width", exact=True).fill("12")
+    await page.get_by_label("Chip colours", exact=True).fill("7")
+    await expect(page.get_by_label("Shortest line", exact=True)).to_have_value("5")
+    await page.get_by_label("Show next colours", exact=True).check()
     await page.get_by_role("button", name="Create").click()
     await page.wait_for_url(ROOM_URL)
     match = ROOM_URL.search(page.url)

@@ -19,7 +19,7 @@ from tilehall.clients.config import known_names
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, Scene
 from tilehall.clients.pygame.widgets import Button, TextField
-from tilehall.clients.words import quick_request
+from tilehall.clients.words import changed_options, option_label, quick_request
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.app import App
@@ -56,6 +56,9 @@ class OptionControl:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
         self.name: str = spec["name"]
+        self.label: str = option_label(spec)
+        self.label_rect = pygame.Rect(0, 0, 0, 0)
+        """Where :meth:`draw` last wrote the label."""
         self.kind: str = spec["kind"]
         self.value: Any = spec["default"]
         self.buttons: list[Button] = []
@@ -104,11 +107,12 @@ class OptionControl:
 
     def draw(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
         colour = d.TEXT if self.changed() else d.TEXT_DIM
-        d.text(
+        room = self.buttons[0].rect.x - rect.x - 8  # the label shrinks rather than run under
+        self.label_rect = d.text(
             surf,
-            self.name.replace("_", " "),
+            self.label,
             (rect.x, rect.centery),
-            size=21,
+            size=d.text_fit(self.label, room, 21),
             colour=colour,
             anchor="midleft",
         )
@@ -523,15 +527,9 @@ class LobbyScene(Scene):
         )
 
     def changed_options(self, room: dict[str, Any]) -> str:
-        """The room's options that differ from the game's defaults, as ``name value``."""
+        """The room's options that differ from the game's defaults, as ``label value``."""
         spec = self.app.lobby.game(room.get("game", "")) or {}
-        defaults = {o["name"]: o["default"] for o in spec.get("options", [])}
-        out = []
-        for name, value in (room.get("options") or {}).items():
-            if name in defaults and value != defaults[name]:
-                shown = ("on" if value else "off") if isinstance(value, bool) else value
-                out.append(f"{name.replace('_', ' ')} {shown}")
-        return ", ".join(out)
+        return changed_options(spec, room.get("options"))
 
     def form_rows(self) -> int:
         return len(self.controls) + (self.players - 1) + (1 if self.seat_buttons else 0)
@@ -559,7 +557,7 @@ class LobbyScene(Scene):
             c.layout(row)
             c.draw(surf, row)
             if row.collidepoint(mouse) and c.spec.get("doc"):
-                self.hover_doc = f"{c.name}: {c.spec['doc']}"
+                self.hover_doc = f"{c.label}: {c.spec['doc']}"
             y += pitch
         if self.players_buttons:
             row = pygame.Rect(x, y, inner_w, pitch - 2)

@@ -410,7 +410,7 @@ function optionControl(opt) {
   if (opt.kind === "bool") {
     input = h("input", { type: "checkbox", checked: !!opt.default, name: opt.name });
     value = () => input.checked;
-    const el = h("div", { class: "field check" }, h("label", {}, input, ` ${label(opt.name)}`), opt.doc ? h("small", { class: "hint" }, opt.doc) : null);
+    const el = h("div", { class: "field check" }, h("label", {}, input, ` ${optionLabel(opt)}`), opt.doc ? h("small", { class: "hint" }, opt.doc) : null);
     return { opt, el, value };
   }
   if (opt.kind === "choice") {
@@ -423,12 +423,18 @@ function optionControl(opt) {
       return Number.isInteger(n) ? n : opt.default;
     };
   }
-  return { opt, el: field(label(opt.name), input, opt.doc), value };
+  return { opt, el: field(optionLabel(opt), input, opt.doc), value };
 }
 
-function label(name) {
-  const s = name.replace(/_/g, " ");
-  return s[0].toUpperCase() + s.slice(1);
+/**
+ * What a form shows beside an option: the server's label ("Stand-in after (s)"), or, from a
+ * server that predates labels, the wire name in words ("Standin after"), as the Python
+ * clients do (clients/words.py, option_label).
+ */
+function optionLabel(opt) {
+  if (typeof opt.label === "string" && opt.label.trim()) return opt.label;
+  const s = opt.name.replace(/_/g, " ").trim();
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 /** The choice for one seat after the player's own: open, a computer player, a named person. */
@@ -451,9 +457,15 @@ function seatControl(spec, i) {
   };
 }
 
-/** A room's options that differ from the game's defaults, in words. */
+/** A room's options that differ from the game's defaults, in words: "Opponents' racks hidden". */
 function changedOptions(spec, options) {
   if (!spec || !options) return "";
   return spec.options.filter((o) => options[o.name] !== undefined && options[o.name] !== o.default)
-    .map((o) => `${o.name.replace(/_/g, " ")} ${options[o.name]}`).join(", ");
+    .map((o) => `${optionLabel(o)} ${optionValue(options[o.name])}`).join(", ");
+}
+
+/** An option's value in a summary: a switch "on"/"off", as the Python clients say it. */
+function optionValue(value) {
+  if (typeof value === "boolean") return value ? "on" : "off";
+  return String(value);
 }

@@ -6,12 +6,13 @@ import random
 import re
 
 from rich.text import Text
+from textual.widgets import Input, Label
 from tilehall.clients.cli.games import SCREENS, MathableScreen
 from tilehall.clients.cli.games.mathable import RECENT, THIS_TURN
 from tilehall.clients.cli.help import HelpScreen
-from tilehall.clients.cli.lobby import LobbyScreen
+from tilehall.clients.cli.lobby import CreateScreen, LobbyScreen
 from tilehall.clients.cli.look import cell_name
-from tilehall.clients.cli.widgets import StatusLine, fit_keys
+from tilehall.clients.cli.widgets import Choice, StatusLine, fit_keys
 from tilehall.clients.connection import Connection
 from tilehall.clients.words import Said, Tone
 from tilehall.server.bots.mathable import EasyBot
@@ -241,6 +242,37 @@ async def test_four_seats_keep_the_rack_and_messages_on_an_80x24_screen(url):
         for part in ("#below", "#msg"):
             region = screen.query_one(part).region
             assert region.height and region.bottom <= 23, (part, region)  # 23: the status line
+
+
+async def test_the_create_form_names_the_options_as_the_server_labels_them(url):
+    """Labels, not wire names ("Stand-in after (s)", not "standin_after"): each key whole in its
+    column, a refusal in the same words, and the request still by the options' wire names."""
+    async with app_for(url).run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        await pilot.press("n")
+        form = await screen_of(pilot, CreateScreen)
+        choice = form.query_one("#game", Choice)
+        choice.index = choice.values.index("mathable")
+        await until(pilot, lambda: bool(form.query("#opt-standin_after")))
+        await pilot.pause()
+        keys = list(form.query("#fields .key").results(Label))[:3]
+        shown = [str(k.content) for k in keys]
+        assert shown == ["Opponents' racks", "Seconds per turn", "Stand-in after (s)"]
+        for key, text in zip(keys, shown, strict=True):
+            assert key.region.width > len(text), text  # whole, with a space before the field
+        standin = form.query_one("#opt-standin_after", Input)
+        standin.value = "4000"
+        form.action_submit()
+        await pilot.pause()
+        problem = form.query_one("#problem", Label)
+        assert str(problem.content) == "Stand-in after (s) must be between 0 and 3600"
+        standin.value = "120"
+        assert form.request() == {
+            "t": "create",
+            "game": "mathable",
+            "options": {"standin_after": 120},
+            "seats": ["ada", "COMP"],
+        }
 
 
 async def test_a_stand_in_plays_for_an_away_player_until_they_are_back(url):

@@ -216,7 +216,9 @@ async def test_lobby_shows_rooms_of_every_kind_and_the_high_scores(app, url, tmp
             await cy.request({"t": "create", "game": "mathable", "seats": ["cy", "COMP1:easy"]})
         )["room"]
         await cy.join(playing)
-        await cy.request({"t": "create", "game": "ishido", "options": {"scoring": "ancient"}})
+        ancient = (
+            await cy.request({"t": "create", "game": "ishido", "options": {"scoring": "ancient"}})
+        )["room"]
         click(app, lobby.game_buttons["ishido"].rect.center)
         await run_until(app, lambda: len(app.lobby.rooms) >= 4, what="the rooms")
         await run_until(
@@ -231,6 +233,9 @@ async def test_lobby_shows_rooms_of_every_kind_and_the_high_scores(app, url, tmp
         join_waiting, _ = lobby.room_buttons[waiting]
         join_playing, _ = lobby.room_buttons[playing]
         assert join_waiting.enabled and not join_playing.enabled
+        # a room's row says the options it changed, by the labels the server sends
+        shown = {r["room"]: lobby.changed_options(r) for _, r in lobby.room_rows}
+        assert shown[ancient] == "Scoring rules ancient" and shown[playing] == ""
         shot(app, tmp_path, "lobby")
 
 

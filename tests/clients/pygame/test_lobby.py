@@ -34,6 +34,25 @@ def test_every_declared_option_gets_a_control():
     assert scene.create_request() == {"t": "create", "game": "lines"}  # defaults are not sent
 
 
+def test_options_read_as_the_server_labels_them_and_an_older_servers_as_words(tmp_path):
+    app, _, scene = lobby_for("mathable")
+    labels = ["Opponents' racks", "Seconds per turn", "Stand-in after (s)"]
+    assert [c.label for c in scene.controls] == labels
+    shot(app, tmp_path, "lobby-form-labels", keep=False)
+    room = {"game": "mathable", "options": {"racks": "hidden", "standin_after": 120}}
+    assert scene.changed_options(room) == "Opponents' racks hidden, Stand-in after (s) 120"
+    old = welcome()  # a server that predates labels
+    for game in old["games"]:
+        game["options"] = [{k: v for k, v in o.items() if k != "label"} for o in game["options"]]
+    app.handle(old)
+    app.step()
+    click(app, scene.game_buttons["lines"].rect.center)
+    click(app, scene.game_buttons["mathable"].rect.center)
+    assert [c.label for c in scene.controls] == ["Racks", "Turn seconds", "Standin after"]
+    room = {"game": "mathable", "options": {"racks": "hidden", "standin_after": 120}}
+    assert scene.changed_options(room) == "Racks hidden, Standin after 120"
+
+
 def test_steppers_switches_and_choices_build_the_request(tmp_path):
     app, net, scene = lobby_for("lines")
     width, preview = control(scene, "width"), control(scene, "preview")
@@ -88,6 +107,22 @@ def test_a_game_without_its_own_scene_is_shown_as_text():
         for y in range(area.y, area.y + 200, 2)
     }
     assert d.TEXT in text  # the view's fields, written out
+
+
+@pytest.mark.parametrize("size", [(1180, 780), (760, 520)])
+def test_every_option_label_is_drawn_whole_left_of_its_control(size):
+    """A label such as "Stand-in after (s)" shrinks rather than run under the control's
+    buttons in a narrow window."""
+    app, _ = offline_app(size)
+    scene = app.scene
+    assert isinstance(scene, LobbyScene)
+    app.step()
+    for game in [g["name"] for g in app.lobby.games]:
+        click(app, scene.game_buttons[game].rect.center)
+        app.step()
+        for c in scene.controls:
+            assert c.label_rect.w > 0 and c.label_rect.right < c.buttons[0].rect.x, (game, c.label)
+            assert c.label_rect.h >= 12, (game, c.label)  # shrunk, but still legible
 
 
 @pytest.mark.parametrize("size", [(1200, 760), (1180, 780), (760, 520)])
