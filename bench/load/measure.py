@@ -89,6 +89,23 @@ class Proc:
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def loop_cpu(self) -> float | None:
+        """User + system CPU seconds of the main thread alone: the event loop's.
+
+        The rest of the process's CPU is its other threads': the SQLite store's
+        (each journal append, in groups), the password hashing pool's. Told apart,
+        they say how much of a move's cost is the loop's Python and how much the
+        journal's, which no compiled room code can take away.
+        """
+        if self.pid is None:
+            return None
+        try:
+            stat = Path(f"/proc/{self.pid}/task/{self.pid}/stat").read_text()
+        except OSError:
+            return None
+        fields = stat.rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
 
 class FanOut:
     """Counts update frames reaching the spectators, and opens the player's window."""

@@ -192,7 +192,7 @@ class Harness:
         ]
         await self.open_many_rooms(players)
         gc0 = await self.server_gc()
-        cpu0, t0 = self.server.cpu(), time.monotonic()
+        cpu0, loop0, t0 = self.server.cpu(), self.server.loop_cpu(), time.monotonic()
         ccpu0 = time.process_time()
         end = t0 + cfg.duration
         stats.moves = 0
@@ -245,12 +245,14 @@ class Harness:
             "update_bytes": round(stats.update_bytes / max(1, stats.updates)),
             "update_bytes_median": stats.median_update_bytes(),
             "server_cpu_pct": pct(self.server.cpu(), cpu0, elapsed),
+            "server_loop_cpu_pct": pct(self.server.loop_cpu(), loop0, elapsed),
             "client_cpu_pct": round(100 * (time.process_time() - ccpu0) / elapsed, 1),
             "errors": stats.errors,
         }
         if guessed is not None:
             out["guesses"] = guessed
         out["server_cpu_us_per_move"] = per(out["server_cpu_pct"], elapsed, stats.moves)
+        out["server_loop_cpu_us_per_move"] = per(out["server_loop_cpu_pct"], elapsed, stats.moves)
         gc1 = await self.server_gc()
         if gc0 is not None and gc1 is not None:
             counts = [b - a for a, b in zip(gc0[1], gc1[1], strict=True)]

@@ -45,6 +45,11 @@ def table(report: dict[str, Any]) -> str:
         add("rooms: server cpu %", rooms["server_cpu_pct"], f"bare {echo.get('server_cpu_pct')}")
         add("rooms: server cpu us per move", rooms["server_cpu_us_per_move"],
             f"bare us per round trip {echo.get('server_cpu_us_per_round_trip')}")  # fmt: skip
+        if rooms.get("server_loop_cpu_us_per_move") is not None:
+            loop = rooms["server_loop_cpu_us_per_move"]
+            others = round(rooms["server_cpu_us_per_move"] - loop, 2)
+            add("rooms: of which the loop's thread", loop,
+                f"other threads (journal, hashing) {others}")  # fmt: skip
         if "server_collections" in rooms:
             by_gen, build = rooms["server_collections"], rooms["server_build"]
             add("rooms: server collections per 1,000 moves",
