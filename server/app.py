@@ -38,7 +38,7 @@ from tilehall.server.ops import (
 from tilehall.server.session import Session
 from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
-from tilehall.server.web import WebFiles
+from tilehall.server.web import WebFiles, who_can_open
 from websockets.asyncio.server import Server as WSServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -139,6 +139,11 @@ class Server:
                 len(self.web.files),
                 self.web.size // 1024,
             )
+            reach = who_can_open(
+                self.config.host, self.port, "https" if self.config.certfile else "http"
+            )
+            if reach is not None:
+                log.info("web client: %s", reach)
         log.info(
             "listening on %s://%s:%d (store %s, %d rooms recovered, loop %s, build %s)",
             "wss" if self.config.certfile else "ws",

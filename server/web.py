@@ -23,10 +23,12 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.util
+import ipaddress
 import logging
 import os
 import posixpath
 import re
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +39,9 @@ __all__ = [
     "CONTENT_TYPES",
     "CSP",
     "WebFiles",
+    "network_addresses",
     "web_folder",
+    "who_can_open",
 ]
 
 log = logging.getLogger(__name__)
@@ -296,3 +300,47 @@ def _plain(status: int, text: str) -> Response:
         ]
     )
     return Response(status, _REASONS[status], headers, body)
+
+
+def network_addresses() -> list[str]:
+    """This computer's IPv4 address on its network, as the route out of it says.
+
+    A UDP socket "connected" to an address of a private range picks the interface
+    a packet would leave by; nothing is sent. None on a computer with no route out
+    (then only loopback is left, which is no use to anyone else).
+    """
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))
+            address = str(probe.getsockname()[0])
+    except OSError:
+        return []
+    if ipaddress.ip_address(address).is_loopback or address == "0.0.0.0":
+        return []
+    return [address]
+
+
+def who_can_open(host: str, port: int, scheme: str) -> str | None:
+    """Who else can open the page, as a start-up line says it (None: the address said is it).
+
+    The default address is loopback. A host who sends a friend a room's link from
+    it (``http://127.0.0.1:8765/r/...``) sends a link that opens nowhere else, and
+    nothing said so: the line says what to start with instead. Listening on every
+    address, it names this computer's address on its network, the one to share.
+    """
+    if host in ("", "0.0.0.0", "::"):
+        found = network_addresses()
+        if not found:
+            return f"others open it at this computer's network address, port {port}"
+        urls = ", ".join(f"{scheme}://{address}:{port}/" for address in found)
+        return f"others on your network open {urls} (room links: /r/ROOM there)"
+    try:
+        loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = host.casefold() == "localhost"
+    if not loopback:
+        return None
+    return (
+        "only this computer can open it: to play with others on your network, start the "
+        "server with --host 0.0.0.0 (over the internet: --certfile, or a TLS proxy in front)"
+    )

@@ -12,10 +12,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.async_api import Browser, Page, expect
 from tilehall.server.app import Server
 from tilehall.server.bots import find_bot
 from tilehall.server.config import Config, Limits
+from tilehall.server.web import network_addresses
 
 from tests.helpers import Raw
 from tests.web.browser import until
@@ -528,6 +530,51 @@ async def test_a_waiting_room_offers_only_its_open_seats_then_draws_the_game(pag
     await expect(page.get_by_role("log")).to_contain_text("You play seat 2.")
     await bob.close()
     await cy.close()
+
+
+async def test_a_room_link_from_a_loopback_page_says_it_opens_here_only(page: Page, url: str):
+    """The page at 127.0.0.1 (the server's default) makes links that open nowhere else."""
+    bob = await Raw.open(url, "Bob")
+    room = (await bob.call({"t": "create", "game": "mathable", "seats": ["Bob", None]}))["room"]
+    await sign_in(page, "Ada", f"/r/{room}")
+    note = page.locator("#board .note")
+    await expect(note).to_contain_text("It opens on this computer only")
+    await expect(note.locator("code")).to_have_text("--host 0.0.0.0")
+    await page.get_by_role("button", name="Copy link").click()
+    said = page.locator("#announcer")
+    await expect(said).to_contain_text("this computer only")
+    await expect(said).to_contain_text("--host 0.0.0.0")
+    await bob.close()
+
+
+async def test_a_room_link_from_a_network_address_says_nothing_more(
+    browser: Browser, console_errors: list[str], tmp_path: Path
+):
+    found = network_addresses()
+    if not found:
+        pytest.skip("this computer has no network address but loopback")
+    srv = Server(Config(host="0.0.0.0", port=0, data_dir=tmp_path, limits=Limits(bot_delay=0)))
+    await srv.start()
+    context = await browser.new_context(base_url=f"http://{found[0]}:{srv.port}")
+    watch(context, console_errors)
+    try:
+        bob = await Raw.open(f"ws://127.0.0.1:{srv.port}", "Bob")
+        seats = ["Bob", None]
+        room = (await bob.call({"t": "create", "game": "mathable", "seats": seats}))["room"]
+        page = await context.new_page()
+        await sign_in(page, "Ada", f"/r/{room}")
+        board = page.locator("#board")
+        await expect(board).to_contain_text("Send the room's link to whoever you are waiting for")
+        await page.get_by_role("button", name="Copy link").click()
+        said = page.locator("#announcer")
+        await expect(said).to_contain_text("link")
+        assert "this computer only" not in await board.inner_text()
+        assert "this computer only" not in await said.inner_text()
+        await bob.close()
+    finally:
+        await context.close()
+        await srv.stop()
+    assert not console_errors, console_errors
 
 
 async def test_refreshing_the_room_list_keeps_the_keyboards_place(page: Page, url: str):

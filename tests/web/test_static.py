@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
-from tilehall.server.web import CSP, WebFiles, web_folder
+from tilehall.server.web import CSP, WebFiles, network_addresses, web_folder, who_can_open
 
 from tests.helpers import Raw, ServerProcess
 from tests.web.rawhttp import request
@@ -386,13 +386,28 @@ async def test_no_web_turns_the_page_off(tmp_path: Path):
 
 
 def test_the_server_says_where_to_open_the_page(tmp_path: Path):
+    """And who else can: on loopback (the default) nobody, and it says how to let others in;
+    on every address, others at this computer's network address, which it names."""
     proc = ServerProcess(tmp_path)
     proc.start()
     try:
         log = "".join(proc.log)
         assert f"open http://127.0.0.1:{proc.port}/ in a browser" in log
+        assert "only this computer can open it" in log and "--host 0.0.0.0" in log
     finally:
         proc.stop()
+    everyone = ServerProcess(tmp_path, "--host", "0.0.0.0")
+    everyone.start()
+    try:
+        log = "".join(everyone.log)
+        found = network_addresses()
+        if found:
+            assert f"others on your network open http://{found[0]}:{everyone.port}/" in log
+        else:
+            assert f"others open it at this computer's network address, port {everyone.port}" in log
+        assert "only this computer" not in log
+    finally:
+        everyone.stop()
     quiet = ServerProcess(tmp_path, "--no-web")
     quiet.start()
     try:
@@ -452,3 +467,23 @@ async def test_a_banned_address_is_refused_a_handshake_at_any_path(server: Serve
         reply = await request(server.port, target, upgrade)
         assert reply.status == 429, target
     assert (await request(server.port, "/")).status == 200  # the page itself is not a handshake
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.1.1", "::1", "[::1]", "localhost"])
+def test_a_loopback_address_is_said_to_reach_this_computer_only(host: str):
+    said = who_can_open(host, 8765, "http")
+    assert said is not None and "only this computer" in said and "--host 0.0.0.0" in said
+
+
+def test_a_named_address_needs_no_word_of_its_own():
+    """The page's address the server prints is then the one to share."""
+    assert who_can_open("192.0.2.7", 8765, "http") is None
+    assert who_can_open("games.example", 8765, "https") is None
+
+
+def test_every_address_names_this_computers_own():
+    for host in ("0.0.0.0", "::", ""):
+        said = who_can_open(host, 8443, "https")
+        assert said is not None
+        for address in network_addresses():
+            assert f"https://{address}:8443/" in said

@@ -9,6 +9,15 @@ import { applyPatch, expandEvents, PatchError } from "./patch.js";
 import { loadBoard, mountBoard } from "./boards.js";
 import { generic, resultText } from "./narrate.js";
 
+/** Whether the page was opened at a loopback address: a room's link made from it opens on
+ * this computer only, and a friend sent it gets nothing. */
+function onLoopback() {
+  const host = location.hostname;
+  return host === "localhost" || /^127\./.test(host) || host === "[::1]" || host === "::1";
+}
+
+const LOCAL_ONLY = "this computer only: start the server with --host 0.0.0.0 to invite others";
+
 const LOG_MAX = 300;
 
 export class RoomScreen {
@@ -198,7 +207,8 @@ export class RoomScreen {
       fill(this.boardEl, h("div", { class: "waiting card" },
         h("p", {}, "The game starts when every seat is taken."),
         open.length ? h("p", {}, `Open: ${open.length === 1 ? "seat" : "seats"} ${open.join(", ")}.`) : null,
-        h("p", { class: "note" }, "Send the room's link to whoever you are waiting for (Copy link).")));
+        h("p", { class: "note" }, "Send the room's link to whoever you are waiting for (Copy link).",
+          onLoopback() ? [" It opens on this computer only: start the server with ", h("code", {}, "--host 0.0.0.0"), " to invite others."] : null)));
       this.mountedGame = null;
       return;
     }
@@ -475,10 +485,11 @@ export class RoomScreen {
 
   copyLink() {
     const url = location.origin + this.app.roomPath(this.room, this.code);
+    const only = onLoopback() ? ` (${LOCAL_ONLY})` : "";
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(url).then(() => this.app.say("The room's link is copied."), () => this.app.say(url));
+      navigator.clipboard.writeText(url).then(() => this.app.say(`The room's link is copied${only}.`), () => this.app.say(`${url}${only}`));
     } else {
-      this.app.say(`The room's link: ${url}`);
+      this.app.say(`The room's link: ${url}${only}`);
     }
   }
 
