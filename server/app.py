@@ -38,7 +38,7 @@ from tilehall.server.ops import (
 from tilehall.server.session import Session
 from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
-from tilehall.server.web import WebFiles, who_can_open
+from tilehall.server.web import WILDCARD_HOSTS, WebFiles, who_can_open
 from websockets.asyncio.server import Server as WSServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -159,7 +159,7 @@ class Server:
     def page_url(self) -> str:
         """Where a browser on this host opens the web client (a wildcard address as loopback)."""
         host = self.config.host
-        host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+        host = WILDCARD_HOSTS.get(host, host)
         scheme = "https" if self.config.certfile else "http"
         if ":" in host:
             host = f"[{host}]"

@@ -38,6 +38,7 @@ from websockets.http11 import Request, Response
 __all__ = [
     "CONTENT_TYPES",
     "CSP",
+    "WILDCARD_HOSTS",
     "WebFiles",
     "network_addresses",
     "web_folder",
@@ -302,6 +303,11 @@ def _plain(status: int, text: str) -> Response:
     return Response(status, _REASONS[status], headers, body)
 
 
+WILDCARD_HOSTS: dict[str, str] = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
+"""The ``--host`` values that mean every address, each with the loopback address a browser
+on this computer opens the page at."""
+
+
 def network_addresses() -> list[str]:
     """This computer's IPv4 address on its network, as the route out of it says.
 
@@ -328,7 +334,7 @@ def who_can_open(host: str, port: int, scheme: str) -> str | None:
     nothing said so: the line says what to start with instead. Listening on every
     address, it names this computer's address on its network, the one to share.
     """
-    if host in ("", "0.0.0.0", "::"):
+    if host in WILDCARD_HOSTS:
         found = network_addresses()
         if not found:
             return f"others open it at this computer's network address, port {port}"

@@ -83,11 +83,7 @@ class Proc:
         """User + system CPU seconds so far."""
         if self.pid is None:
             return None
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return _stat_cpu(Path(f"/proc/{self.pid}/stat"))
 
     def loop_cpu(self) -> float | None:
         """User + system CPU seconds of the main thread alone: the event loop's.
@@ -99,12 +95,16 @@ class Proc:
         """
         if self.pid is None:
             return None
-        try:
-            stat = Path(f"/proc/{self.pid}/task/{self.pid}/stat").read_text()
-        except OSError:
-            return None
-        fields = stat.rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return _stat_cpu(Path(f"/proc/{self.pid}/task/{self.pid}/stat"))
+
+
+def _stat_cpu(path: Path) -> float | None:
+    """User + system CPU seconds from a ``/proc`` ``stat`` file (a process's or a thread's)."""
+    try:
+        fields = path.read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class FanOut:

@@ -79,6 +79,19 @@ async def symbols_on(page: Page) -> None:
         await box.check()
 
 
+async def seated(
+    page: Page, url: str, game: str, *, symbols: bool = False, **fields: Any
+) -> tuple[Watcher, View]:
+    """A room of ``game`` (``fields`` as ``create``'s) with Ada seated in the page, once it
+    plays: the watcher that follows it and its first view."""
+    room = await create(url, game, **fields)
+    w = await Watcher.open(url, room)
+    await take_seat(page, room, "Ada")
+    if symbols:
+        await symbols_on(page)
+    return w, await w.until(lambda v: v["status"] == "playing")
+
+
 async def to_top(page: Page) -> None:
     """Scroll back up and let the page draw: a click may have scrolled the board into view."""
     await page.evaluate("window.scrollTo(0, 0)")
@@ -115,10 +128,7 @@ async def lobby(page: Page, url: str) -> None:
 
 async def mathable(page: Page, url: str) -> None:
     """Ada against a COMP, a few turns in, a tile of this turn just placed."""
-    room = await create(url, "mathable", seats=[None, "COMP:easy"])
-    w = await Watcher.open(url, room)
-    await take_seat(page, room, "Ada")
-    await w.until(lambda v: v["status"] == "playing")
+    w, _ = await seated(page, url, "mathable", seats=[None, "COMP:easy"])
     for turn in range(4):
         i, tile, cell = await my_placement(page, w)
         await rack_tile(page, i).click()
@@ -134,11 +144,7 @@ async def mathable(page: Page, url: str) -> None:
 
 async def ishido(page: Page, url: str) -> None:
     """Ada's Ishido, five stones down, with symbols on."""
-    room = await create(url, "ishido")
-    w = await Watcher.open(url, room)
-    await take_seat(page, room, "Ada")
-    await symbols_on(page)
-    view = await w.until(lambda v: v["status"] == "playing")
+    w, view = await seated(page, url, "ishido", symbols=True)
     for n in range(1, 6):
         await settle(page, 150)
         await square(page, view["legal"][n % len(view["legal"])]).click()
@@ -149,11 +155,7 @@ async def ishido(page: Page, url: str) -> None:
 
 async def lines(page: Page, url: str) -> None:
     """Ada's Lines with the next throw shown, three moves in and a chip picked up."""
-    room = await create(url, "lines", options={"preview": True})
-    w = await Watcher.open(url, room)
-    await take_seat(page, room, "Ada")
-    await symbols_on(page)
-    view = await w.until(lambda v: v["status"] == "playing")
+    w, view = await seated(page, url, "lines", symbols=True, options={"preview": True})
     for n in range(1, 4):
         await settle(page, 150)
         src, dst = a_move(view)
@@ -169,10 +171,7 @@ async def lines(page: Page, url: str) -> None:
 
 async def pairs(page: Page, url: str, game: str, key: Any = identity_key) -> None:
     """A pairs game (Match-It, LinkSame) four pairs in, one tile selected."""
-    room = await create(url, game)
-    w = await Watcher.open(url, room)
-    await take_seat(page, room, "Ada")
-    view: View = await w.until(lambda v: v["status"] == "playing")
+    w, view = await seated(page, url, game)
     left = view["tiles_left"]
     for n in range(1, 5):
         await settle(page, 150)
