@@ -67,8 +67,8 @@ from typing import Any
 from tilehall.protocol import SERVER_MESSAGES, check, decode, encode
 from tilehall.server.bots import find_bot
 from tilehall.server.bots.base import Bot
-from tilehall.server.games.base import Game
-from tilehall.server.games.replay import step
+from tilehall.server.games import find_game
+from tilehall.server.games.base import Game, step
 from tilehall.server.ops import read_admin_key
 from tilehall.server.store.base import JournalEntry, RoomRecord, Store, StoreUnavailable
 from websockets.asyncio.client import ClientConnection, connect
@@ -750,7 +750,7 @@ def _replay_check(record: RoomRecord, entries: list[JournalEntry], views: list[S
     wrong: list[tuple[Seen, list[str]]] = []
     for entry in entries:
         try:
-            engine, _ = step(record, engine, entry)
+            engine, _ = step(find_game(record.game), record, engine, entry)
         except Exception as exc:
             return f"entry {entry.seq} does not replay: {exc!r}"
         states.append((entry.seq, {s: _digest(engine.view(s)) for s in seats}))

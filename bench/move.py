@@ -67,9 +67,9 @@ from tilehall.server.app import tune_gc
 from tilehall.server.bots import find_bot
 from tilehall.server.config import Config, Limits
 from tilehall.server.games import find_game
-from tilehall.server.games.replay import START, step
+from tilehall.server.games.base import START, step
 from tilehall.server.lobby import Lobby
-from tilehall.server.room import view_patch, visible
+from tilehall.server.room.core import view_patch, visible
 from tilehall.server.store import open_store
 from tilehall.server.store.base import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
 
@@ -120,7 +120,7 @@ def steps(
             seats=(SeatRecord(),), private_code=None, created_at=now,
         )  # fmt: skip
         start = JournalEntry(room=record.id, seq=1, seat=None, action=START, now=now)
-        engine, _ = step(record, None, start)
+        engine, _ = step(game, record, None, start)
         before = engine.view(0)
         while done < moves and engine.status.value == "playing":
             action = bot.choose(engine.view(0))
@@ -137,7 +137,7 @@ def steps(
             act = game.normalize(msg["action"])
             t2 = time.perf_counter_ns()
             entry = JournalEntry(room="r1a2b3c4", seq=done + 2, seat=0, action=act, now=now)
-            engine, events = step(record, engine, entry)
+            engine, events = step(game, record, engine, entry)
             t3 = time.perf_counter_ns()
             row = (entry.room, entry.seq, entry.seat, msgpack.packb(act), entry.now)
             t4 = time.perf_counter_ns()

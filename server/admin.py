@@ -22,8 +22,8 @@ from typing import Any
 from urllib.parse import quote
 
 from tilehall.server.config import default_data_dir
-from tilehall.server.games import Game
-from tilehall.server.games.replay import step
+from tilehall.server.games import Game, find_game
+from tilehall.server.games.base import step
 from tilehall.server.ops import ADMIN_FILE, ADMIN_KEY, read_admin_key
 from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord
 
@@ -45,13 +45,14 @@ def replay_export(export: dict[str, Any]) -> tuple[int, Game | None]:
         private_code=None,
         created_at=0.0,
     )
+    game = find_game(record.game)
     engine: Game | None = None
     seq = 0
     for e in export["journal"]:
         entry = JournalEntry(
             room=record.id, seq=e["seq"], seat=e["seat"], action=e["action"], now=e["at"]
         )
-        engine, _ = step(record, engine, entry)
+        engine, _ = step(game, record, engine, entry)
         seq = entry.seq
     return seq, engine
 

@@ -22,21 +22,20 @@ COMPILED: tuple[str, ...] = (
     "tilehall.protocol.codec",
     "tilehall.protocol.patch",
     # What the engines stand on: action schemas, refusals, the Shisen-Sho family's boards,
-    # paths, solver and deals, and the replay step a room takes for every move. The engine
+    # paths, solver and deals. The engine
     # classes themselves (games/base.py and each game) are not compiled yet: a native class
     # has no __dict__ (undo pickles the engine's), and its __new__ runs __init__ (a game made
     # from a position builds itself through cls.__new__); see tests/perf/RESULTS.md.
     "tilehall.server.games.errors",
     "tilehall.server.games.actions",
-    "tilehall.server.games.replay",
     "tilehall.server.games.shisensho.bitboard",
     "tilehall.server.games.shisensho.board",
     "tilehall.server.games.shisensho.deals",
     "tilehall.server.games.shisensho.movement",
     "tilehall.server.games.shisensho.paths",
     "tilehall.server.games.shisensho.solver",
-    # The room's I/O-free core: a move's view, patch and events.
-    "tilehall.server.roomcore",
+    # The room's I/O-free core: every decision of a move, its view, patch and events.
+    "tilehall.server.room.core",
 )
 """The modules ``TILEHALL_MYPYC=1`` compiles, by the names they install as."""
 

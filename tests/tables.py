@@ -1,6 +1,6 @@
 """A room's record and journal entries for tests that drive engines through ``step()``.
 
-:func:`tilehall.server.games.replay.step` reads a room's record and one journal
+:func:`tilehall.server.games.base.step` reads a room's record and one journal
 entry, as rooms, rebuilds and replays do; a test of an engine alone has no room,
 so it makes the record here.
 """

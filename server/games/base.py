@@ -26,9 +26,9 @@ import enum
 import pickle
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Protocol, Self
 
 from tilehall.protocol import GameCode, Status
 from tilehall.server.games.actions import Action, ActionSpec, quote
@@ -36,6 +36,8 @@ from tilehall.server.games.errors import GameError, IllegalMove, InvalidMove
 
 __all__ = [
     "PAUSE_ACTIONS",
+    "RESUME",
+    "START",
     "TICK",
     "UNDO_ACTION",
     "Action",
@@ -51,7 +53,12 @@ __all__ = [
     "ScoreEntry",
     "SoloGame",
     "Status",
+    "Table",
+    "away",
     "option_values",
+    "stand_back",
+    "stand_in",
+    "step",
 ]
 
 Event = dict[str, Any]
@@ -65,6 +72,12 @@ sending. The marker is underscored so that no game field can collide with it
 
 TICK: Action = {"do": "_tick"}
 """The journal's record of a clock step: applying it calls ``advance(now)``."""
+
+START: Action = {"do": "_start"}
+"""The journal's first entry: play began at its ``now``."""
+
+RESUME: Action = {"do": "_resume"}
+"""The room's players are back: the clock runs again."""
 
 
 class Pause(enum.StrEnum):
@@ -87,6 +100,21 @@ class OptionError(ValueError):
 
 class PositionError(ValueError):
     """A position given to ``from_position`` that the engine cannot hold."""
+
+
+def away() -> Action:
+    """The room's players are all away: the clock stops (``Pause.AWAY``)."""
+    return {"do": "_pause", "why": Pause.AWAY.value}
+
+
+def stand_in(seat: int) -> Action:
+    """A COMP stand-in plays ``seat`` (its player away on their turn)."""
+    return {"do": "_standin", "seat": seat}
+
+
+def stand_back(seat: int) -> Action:
+    """``seat``'s player takes the seat back from its stand-in."""
+    return {"do": "_standback", "seat": seat}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -753,3 +781,75 @@ PAUSE_ACTIONS: tuple[ActionSpec[Any], ...] = (
     ActionSpec(do="resume", handler=_act_resume, doc="start the clock again after a pause"),
 )
 """The player's own pause and resume, for the handler table of a pausable game."""
+
+
+# -- how a journal entry drives an engine: one function for every reader of a journal ------
+
+
+class SeatLike(Protocol):
+    """What :func:`step` reads of a seat: whether a COMP holds it (its level, or None)."""
+
+    @property
+    def bot(self) -> str | None: ...
+
+
+class Table(Protocol):
+    """What :func:`step` reads of a room (a ``RoomRecord`` is one; so is a room's core)."""
+
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def seats(self) -> Sequence[SeatLike]: ...
+
+
+class Entry(Protocol):
+    """What :func:`step` reads of a journal entry (a ``JournalEntry`` is one)."""
+
+    @property
+    def seat(self) -> int | None: ...
+
+    @property
+    def action(self) -> dict[str, Any]: ...
+
+    @property
+    def now(self) -> float: ...
+
+
+def step(
+    game: type[Game], table: Table, engine: Game | None, entry: Entry
+) -> tuple[Game, list[Event]]:
+    """Apply one journal ``entry`` of a room of ``game`` (its ``table``) to ``engine``.
+
+    A room's journal holds, besides the players' actions, entries of the room's
+    own: ``_start`` (play began: build the engine from the room's options, seed
+    and seats, those a COMP holds being its bots), ``_tick``, ``_pause``/``_resume``
+    and ``_standin``/``_standback`` (:meth:`Game.apply_entry`). Whatever reads a
+    journal calls this one function: a room's moves and its rebuild (recovery, a
+    takeover), a finished game's replay, ``admin replay``, tests; so each makes
+    exactly the same game. (A game's *undo* plays its own entries again from a copy.)
+
+    Returns:
+        The engine (new after ``_start``) and the events the entry caused.
+
+    Raises:
+        ValueError: an entry other than ``_start`` comes before the start.
+        GameError: the engine refused the action (nothing changed).
+    """
+    action = entry.action
+    if engine is not None:
+        return engine, engine.apply_entry(entry.seat, action, entry.now)
+    if action != START:
+        raise ValueError(f"journal entry {action!r} comes before the start")
+    seats = table.seats
+    fresh = game(
+        options=table.options,
+        seats=len(seats),
+        rng=random.Random(table.seed),
+        now=entry.now,
+        bots=frozenset(i for i, s in enumerate(seats) if s.bot is not None),
+    )
+    return fresh, [{"e": "started"}]

@@ -113,8 +113,7 @@ class Making(Membership):
             record = taken_back
         room = self._room(record)
         self._add(room)
-        await room.maybe_start()  # bot-only rooms play at once
-        room.arm_fill()
+        await room.begin()  # bot-only rooms play at once; quick-match arms its bots
         self._announce(room)
         self._expire_later(room)
         return reply

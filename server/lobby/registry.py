@@ -15,12 +15,9 @@ from tilehall.server.games import Game, OptionError, Status, all_games, find_gam
 from tilehall.server.member import Member
 from tilehall.server.ops import Metrics
 from tilehall.server.ratings import describe as describe_ratings
-from tilehall.server.replays import Replays
 from tilehall.server.room import Room, RoomServices
-from tilehall.server.store.base import (
-    RoomRecord,
-    Store,
-)
+from tilehall.server.room.replays import Replays
+from tilehall.server.store.base import JournalEntry, RoomRecord, Store
 from tilehall.server.store.health import StoreHealth
 
 if TYPE_CHECKING:
@@ -111,23 +108,21 @@ class Registry:
         node's rooms this node claimed. None if it cannot be rebuilt from its journal.
         """
         try:
-            room = self._room(record)
-            room.rebuild(await self.store.journal(record.id))
+            room = self._room(record, await self.store.journal(record.id))
         except Exception:
             log.exception("room %s could not be recovered; left as it is", record.id)
             return None
         self._add(room)
-        room.resume()
-        await room.maybe_start()
-        room.arm_fill()
+        await room.resume()
         self._expire_later(room)
         return room
 
-    def _room(self, record: RoomRecord) -> Room:
+    def _room(self, record: RoomRecord, journal: list[JournalEntry] | None = None) -> Room:
         return Room(
             record,
             find_game(record.game),
             self.services,
+            journal=journal,
             on_over=self.room_over,
             on_moved=self.room_moved,
             on_changed=self._announce,
@@ -243,7 +238,7 @@ class Registry:
         data = encode({"t": "error", "code": ErrorCode.ROOM_CLOSED, "message": reason})
         for member in list(room.members):
             member.send(data)
-            room.remove_member(member)
+            room.leave(member)
         if self.rooms.get(room.id) is room:
             self._drop(room)
         if self.bus is not None:

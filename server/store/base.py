@@ -8,10 +8,11 @@ broadcast only after that.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -313,13 +314,13 @@ class Store(ABC):
 
     # journal
     @abstractmethod
-    def append(self, entry: JournalEntry) -> Awaitable[None]:
-        """Durably append one entry; what it returns is done only once it is committed.
+    def append(self, entry: JournalEntry) -> asyncio.Future[None]:
+        """Durably append one entry; the future it returns is done once it is committed.
 
-        Entries arriving together are committed together (group commit). An
-        awaitable rather than a coroutine, so a store may hand back the future
-        its commit will settle, without a coroutine around it for every move;
-        the entry is taken (packed, queued) when this is called.
+        Entries arriving together are committed together (group commit). A
+        future rather than a coroutine: the room takes its answer by a callback,
+        with no coroutine around it for every move; the entry is taken (packed,
+        queued) when this is called.
 
         Raises:
             AppendRefused: the room already has an entry with this seq (or, in a

@@ -44,6 +44,9 @@ class StoreHealth:
         self.clock = clock
         self.first = first
         self.longest = longest
+        self.up = True
+        """The last thing asked of the store worked (or the probe says it works again): a
+        plain attribute, read before every move."""
         self._up = asyncio.Event()
         self._up.set()
         self._delay = first
@@ -51,11 +54,6 @@ class StoreHealth:
         self.outages = 0
         """How many times the store went away (for ``/metrics``)."""
         self.last_error = ""
-
-    @property
-    def up(self) -> bool:
-        """The last thing asked of the store worked (or the probe says it works again)."""
-        return self._up.is_set()
 
     @property
     def retry_after(self) -> float:
@@ -67,6 +65,7 @@ class StoreHealth:
         self.last_error = str(exc)
         if not self.up:
             return
+        self.up = False
         self._up.clear()
         self.outages += 1
         self._delay = self.first
@@ -87,6 +86,7 @@ class StoreHealth:
                 self._delay = min(self.longest, self._delay * 2)
                 continue
             log.warning("the store answers again")
+            self.up = True
             self._up.set()
             return
 

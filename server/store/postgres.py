@@ -647,12 +647,12 @@ class PostgresStore(Store):
 
     # -- journal -------------------------------------------------------------------
 
-    async def append(self, entry: JournalEntry) -> None:
+    def append(self, entry: JournalEntry) -> asyncio.Future[None]:
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append((entry, fut))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="journal-flush")
-        await fut
+        return fut
 
     async def _flush(self) -> None:
         while self._pending:

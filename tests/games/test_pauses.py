@@ -15,8 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tilehall.protocol import GameCode
 from tilehall.server.games import find_game
-from tilehall.server.games.base import IllegalMove, Pause
-from tilehall.server.games.replay import RESUME, START, away, step
+from tilehall.server.games.base import RESUME, START, IllegalMove, Pause, away, step
 
 from tests.tables import entry, table
 
@@ -136,7 +135,7 @@ def test_pauses_in_the_journal_replay_exactly(script):
     live = None
     journal: list[tuple[int | None, dict, float]] = [(None, START, T0)]
     record = table("matchit", seed=9)
-    live, _ = step(record, None, entry(None, START, T0))
+    live, _ = step(find_game(record.game), record, None, entry(None, START, T0))
     now = T0
     for kind, dt in script:
         now += dt
@@ -148,11 +147,11 @@ def test_pauses_in_the_journal_replay_exactly(script):
             else (0, {"do": "help"}, now)
         )
         try:
-            step(record, live, entry(*done))
+            step(find_game(record.game), record, live, entry(*done))
         except IllegalMove:
             continue  # refused: not journaled
         journal.append(done)
     copy = None
     for seat, action, at in journal:
-        copy, _ = step(record, copy, entry(seat, action, at))
+        copy, _ = step(find_game(record.game), record, copy, entry(seat, action, at))
     assert copy.view(0) == live.view(0)

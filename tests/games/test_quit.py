@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tilehall.server.games.base import IllegalMove
-from tilehall.server.games.replay import START, step
+from tilehall.server.games import find_game
+from tilehall.server.games.base import START, IllegalMove, step
 
 from tests.tables import entry, table
 
@@ -12,7 +12,7 @@ T0 = 1_800_000_000.0
 
 
 def dealt(name: str):
-    engine, _ = step(table(name, seed=7), None, entry(None, START, T0))
+    engine, _ = step(find_game(name), table(name, seed=7), None, entry(None, START, T0))
     return engine
 
 

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from tilehall.protocol import GameCode
 from tilehall.server.bots import find_bot
 from tilehall.server.games import find_game
-from tilehall.server.games.base import IllegalMove
-from tilehall.server.games.replay import START, step
+from tilehall.server.games.base import START, IllegalMove, step
 
 from tests.tables import entry, table
 
@@ -39,14 +38,19 @@ class Played:
 
     def apply(self, seat, action, dt: float = 1.0):
         self.now += dt
-        self.engine, events = step(self.table, self.engine, entry(seat, action, self.now))
+        self.engine, events = step(
+            find_game(self.table.game), self.table, self.engine, entry(seat, action, self.now)
+        )
         self.journal.append((seat, action, self.now))
         return events
 
     def replayed(self):
         engine = None
+        self.game = find_game(self.table.game)
         for seat, action, at in self.journal:
-            engine, _ = step(self.table, engine, entry(seat, action, at))
+            engine, _ = step(
+                find_game(self.table.game), self.table, engine, entry(seat, action, at)
+            )
         return engine
 
 

@@ -63,8 +63,12 @@ async def test_fuzzed_frames_break_nothing(tmp_path, caplog):
         # every room is consistent: replaying its journal gives its current state
         for room_id in rooms:
             live = srv.lobby.rooms[room_id]
-            copy = Room(live.record, find_game(live.game.name), srv.lobby.services)
-            copy.rebuild(await srv.store.journal(room_id))
+            copy = Room(
+                live.record,
+                find_game(live.game.name),
+                srv.lobby.services,
+                journal=await srv.store.journal(room_id),
+            )
             assert copy.seq == live.seq
             assert all(copy.view(s) == live.view(s) for s in (None, 0))
         # the server still serves a newcomer

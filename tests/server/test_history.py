@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from tilehall.protocol import encode
 from tilehall.server.bots import find_bot
 from tilehall.server.games import find_game
-from tilehall.server.games.replay import START, step
+from tilehall.server.games.base import START, step
 from tilehall.server.lobby import PAGE_BYTES
-from tilehall.server.replays import Replays
+from tilehall.server.room.replays import Replays
 from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord
 
 from tests.helpers import Raw, ServerProcess
@@ -225,7 +225,7 @@ def played(name: str, seed: int, moves: int, options: dict) -> tuple[RoomRecord,
     entry_seat, action = None, START
     for seq in range(1, moves + 2):
         entry = JournalEntry(room="r1", seq=seq, seat=entry_seat, action=action, now=now)
-        engine, events = step(record, engine, entry)
+        engine, events = step(find_game(record.game), record, engine, entry)
         journal.append(entry)
         seen.append((events, engine.view(None)))
         if engine.status.value != "playing":

@@ -75,7 +75,7 @@ async def test_a_room_of_bots_waits_while_nobody_watches(house):
     create = {"t": "create", "game": "mathable", "seats": ["COMP1", "COMP2"]}
     room_id = (await house.call(a, create))["room"]
     room = house.lobby.rooms[room_id]
-    assert not room.working, "nobody is watching: no bot at work, no timer"
+    assert room.core.idle and house.clock.pending() == [], "nobody watches: no bot, no timer"
     assert room.summary()["paused"] == "unwatched" and room.summary()["status"] == "playing"
     assert len(await house.journal(room_id)) == 1, "only the start"
     seq = (await house.call(a, {"t": "watch", "room": room_id}))["seq"]
@@ -83,7 +83,7 @@ async def test_a_room_of_bots_waits_while_nobody_watches(house):
         await a.update(room_id, expected)
     await house.call(a, {"t": "leave", "room": room_id})
     await room.quiet()  # a move already thought out may still land
-    assert not room.working, "the last spectator left: they wait"
+    assert room.core.idle and house.clock.pending() == [], "the last spectator left: they wait"
     assert room.status is Status.PLAYING
     stopped = room.seq
     assert len(await house.journal(room_id)) == stopped
@@ -105,7 +105,7 @@ async def test_the_clock_of_a_room_of_bots_stops_while_nobody_watches(house):
     assert house.clock.pending() == []
     house.clock.advance(1.5)  # a running clock would have ended the first turn
     assert len(await house.journal(room)) == 1, "no moves and no time-outs"
-    assert not house.lobby.rooms[room].working
+    assert house.lobby.rooms[room].core.idle and house.clock.pending() == []
 
 
 async def test_quit_votes_end_the_game_and_fill_the_hall_of_fame(house):
@@ -181,7 +181,8 @@ async def test_an_older_journal_with_fields_ignored_then_still_replays(house):
     await house.store.append(
         JournalEntry(room=room_id, seq=live.seq + 1, seat=0, action=old, now=house.clock.time())
     )
-    copy = Room(live.record, find_game("ishido"), house.lobby.services)
-    copy.rebuild(await house.journal(room_id))
+    copy = Room(
+        live.record, find_game("ishido"), house.lobby.services, journal=await house.journal(room_id)
+    )
     assert copy.seq == live.seq + 1
     assert copy.view(0)["board"] != view["board"]  # the stone is on the board

@@ -81,8 +81,12 @@ async def restored(house, member, room, *, timeout=30.0):
 async def replays_to(house, room, view):
     """The journal, replayed by a fresh room, gives the spectator view last sent."""
     live = house.lobby.rooms[room]
-    copy = Room(live.record, find_game(live.game.name), house.lobby.services)
-    copy.rebuild(await house.journal(room))
+    copy = Room(
+        live.record,
+        find_game(live.game.name),
+        house.lobby.services,
+        journal=await house.journal(room),
+    )
     assert copy.seq == live.seq
     assert copy.view(None) == view
 
@@ -176,8 +180,7 @@ async def test_a_rehash_the_store_refuses_waits_for_the_next_sign_in(tmp_path, c
 def view_at(house, room, entries):
     """The spectator view a fresh room rebuilt from ``entries`` shows."""
     live = house.lobby.rooms[room]
-    copy = Room(live.record, find_game(live.game.name), house.lobby.services)
-    copy.rebuild(entries)
+    copy = Room(live.record, find_game(live.game.name), house.lobby.services, journal=entries)
     return copy.view(None)
 
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tilehall.server.games import Game, find_game
-from tilehall.server.games.base import Event
-from tilehall.server.games.replay import step
+from tilehall.server.games.base import Event, step
 from tilehall.server.store.base import JournalEntry, RoomRecord
 
 __all__ = ["EVERY", "KEPT", "Position", "Replays"]
@@ -101,11 +100,12 @@ class Replays:
         start = max((i for i in track.copies if i <= target), default=0)
         engine = copy.deepcopy(track.copies[start]) if start else None
         record = track.record
+        game = find_game(record.game)
         events: list[Event] = []
         for i in range(start, target + 1):
             if i and i % self._every == 0 and i not in track.copies and engine is not None:
                 track.copies[i] = copy.deepcopy(engine)
-            engine, events = step(record, engine, track.entries[i])
+            engine, events = step(game, record, engine, track.entries[i])
         assert engine is not None
         return Position(
             seq=seq,
