@@ -73,6 +73,8 @@ class Server:
         self.cluster: Cluster | None = None
         self._purging: asyncio.Task[None] | None = None
         """Deletes the moves of games older than ``--replay-days``."""
+        self._folding: asyncio.Task[None] | None = None
+        """Folds the latencies observed into their histograms, once a second."""
 
     @property
     def port(self) -> int:
@@ -95,6 +97,7 @@ class Server:
             self.config.db_url, password=read_secret(self.config.db_password_file)
         )
         self.lobby = Lobby(self.config, self.store)
+        self._folding = asyncio.create_task(self.lobby.metrics.fold_forever(), name="metrics")
         recovered = await self.lobby.recover()
         if self.config.limits.replay_days:
             self._purging = asyncio.create_task(self.lobby.purge_forever(), name="purge")
@@ -199,8 +202,9 @@ class Server:
             for room in list(self.lobby.rooms.values()):
                 async with room.between_moves():  # waits for the action in hand
                     room.close()
-        if self._purging is not None:
-            self._purging.cancel()
+        for task in (self._purging, self._folding):
+            if task is not None:
+                task.cancel()
         if self.cluster is not None:
             await self.cluster.stop()
         if urls:

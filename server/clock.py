@@ -42,8 +42,8 @@ class Clock(Protocol):
 class SystemClock:
     """The real clock: ``time.time()`` and the running event loop's timers."""
 
-    def time(self) -> float:
-        return time.time()
+    time = staticmethod(time.time)
+    """Seconds since the epoch (``time.time`` itself: read for every move)."""
 
     def call_later(self, delay: float, callback: Callable[[], object]) -> Timer:
         return asyncio.get_running_loop().call_later(delay, callback)

@@ -21,6 +21,7 @@ Two listeners answer plain HTTP GETs:
 
 from __future__ import annotations
 
+import array
 import asyncio
 import base64
 import bisect
@@ -34,6 +35,7 @@ import os
 import secrets
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -69,22 +71,37 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 
 
 class Histogram:
-    """A Prometheus histogram: cumulative bucket counts, a sum and a count."""
+    """A Prometheus histogram: cumulative bucket counts, a sum and a count.
 
-    __slots__ = ("bounds", "count", "counts", "total")
+    :meth:`observe` only appends to a buffer of doubles (a list's append in C: no
+    Python frame for every move), folded into the buckets when the histogram is
+    read, or by :meth:`fold` (the server folds every histogram once a second, so
+    the buffer holds at most a second of values).
+    """
+
+    __slots__ = ("_values", "bounds", "count", "counts", "observe", "total")
 
     def __init__(self, bounds: tuple[float, ...] = LATENCY_BUCKETS) -> None:
         self.bounds = bounds
         self.counts = [0] * (len(bounds) + 1)
         self.total = 0.0
         self.count = 0
+        self._values = array.array("d")
+        self.observe: Callable[[float], None] = self._values.append
+        """Record one value."""
 
-    def observe(self, value: float) -> None:
-        self.counts[bisect.bisect_left(self.bounds, value)] += 1
-        self.total += value
-        self.count += 1
+    def fold(self) -> None:
+        """Count the values observed since the last fold into the buckets."""
+        values, self._values = self._values, array.array("d")
+        self.observe = self._values.append
+        counts, bounds = self.counts, self.bounds
+        for value in values:
+            counts[bisect.bisect_left(bounds, value)] += 1
+        self.total += sum(values)
+        self.count += len(values)
 
     def render(self, name: str, labels: str = "") -> list[str]:
+        self.fold()
         sep = "," if labels else ""
         lines, running = [], 0
         for bound, n in zip(self.bounds, self.counts, strict=False):
@@ -144,6 +161,18 @@ class Metrics:
         """Time those requests waited, in total."""
         self.bans = 0
         """Addresses barred for flooding."""
+
+    def fold(self) -> None:
+        """Fold what every histogram observed into its buckets (see :class:`Histogram`)."""
+        for histogram in (self.act_latency, self.commit_latency, *GC_PAUSES):
+            histogram.fold()
+
+    async def fold_forever(self, every: float = 1.0) -> None:
+        """:meth:`fold` every ``every`` seconds: a histogram then holds at most that much
+        unfolded, however long nobody reads ``/metrics``."""
+        while True:
+            await asyncio.sleep(every)
+            self.fold()
 
 
 def render(server: Server) -> str:

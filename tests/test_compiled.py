@@ -37,7 +37,7 @@ def test_every_compiled_module_is_a_module_of_the_source():
         module = importlib.import_module(name)
         assert module.__name__ == name
     assert len(set(build.COMPILED)) == len(build.COMPILED)
-    assert "tilehall.server.roomcore" in build.COMPILED
+    assert "tilehall.server.room.core" in build.COMPILED
     assert "tilehall.protocol.codec" in build.COMPILED
 
 

@@ -257,13 +257,15 @@ class Room:
         """Seat ``member``'s player (``want``: a given seat) and enter: the ``joined`` reply."""
         player = member.player
         assert player is not None
-        return await self._ask(
+        joined: dict[str, Any] = await self._ask(
             lambda t: Join(member, player.id, player.name, want, compact, since, t)
         )
+        return joined
 
     async def watch(self, member: Member, *, compact: bool, since: int | None) -> dict[str, Any]:
         """Enter ``member`` to watch (in its own seat, if it holds one): the ``joined`` reply."""
-        return await self._ask(lambda t: Watch(member, compact, since, t))
+        joined: dict[str, Any] = await self._ask(lambda t: Watch(member, compact, since, t))
+        return joined
 
     def leave(self, member: Member) -> None:
         """``member`` leaves (or its connection ended); a player keeps the seat."""
@@ -349,20 +351,19 @@ class Room:
     def _run(self, effects: list[Effect]) -> None:
         push = False
         for effect in effects:
-            kind = type(effect)
-            if kind is Frames:
-                for member, data in effect.frames:  # type: ignore[union-attr]
+            if type(effect) is Frames:
+                for member, data in effect.frames:
                     member.push(data)
-            elif kind is Answer:
-                ticket = effect.ticket  # type: ignore[union-attr]
+            elif type(effect) is Answer:
+                ticket: asyncio.Future[Any] = effect.ticket  # type: ignore[assignment]
                 if not ticket.done():
-                    ticket.set_result(effect.value)  # type: ignore[union-attr]
-            elif kind is Append:
-                self._append(effect.entry)  # type: ignore[union-attr]
-            elif kind is PushSummary:
+                    ticket.set_result(effect.value)
+            elif type(effect) is Append:
+                self._append(effect.entry)
+            elif type(effect) is PushSummary:
                 push = True
             else:
-                _DO[kind](self, effect)
+                _DO[type(effect)](self, effect)
         if push:  # after the answers: a request's reply goes out before the room's news
             self.push_summary()
         if self.core.idle:
