@@ -151,8 +151,8 @@ class _Step(NamedTuple):
     origin: Member | None = None
     """``append``: the acting member (its copy of the update carries ``re``)."""
     re: int | None = None
-    ticket: object = None
-    """Who waits for this change's answer (an act, a join, a room's start)."""
+    ticket: Any = None
+    """Who waits for this change's answer (an act, a join, a room's start): the shell's."""
     then: Any = None
     """What to do once it is answered: a join's entry (:class:`Join`), the bot that moved
     (its seat), the presence entry's ``do``."""
