@@ -74,6 +74,9 @@ BUSY_RETRY = 1.0
 NAMES_PERIOD = 3600.0
 """The budget of new names per address refills over this many seconds."""
 
+NAMES_HOLD = 1.0
+"""Seconds a ``too_many_names`` answer waits (that connection read no further meanwhile)."""
+
 
 class NewNames:
     """New names per address: a token bucket of ``per_hour``, refilled over an hour.
@@ -209,15 +212,20 @@ class Accounts(Records):
         now = self.clock.time()
         wait = self.new_names.take(address, now)
         if wait > 0:
+            # Pace, don't punish: the answer waits a moment, and nothing more is read from
+            # this connection meanwhile, so a storm of new names costs the server little.
+            await self.clock.sleep(min(wait, NAMES_HOLD))
             raise ProtocolError(
                 ErrorCode.TOO_MANY_NAMES,
                 f"this address made {self.new_names.per_hour} new names within the hour;"
                 f" try again in {wait:.0f} s, or play under a name you have",
                 retry_after=round(wait, 1),
             )
+        # A try refused because the hashing pool is full still counts against the budget:
+        # a storm must not try again and again for free.
+        encoded = await self._hash(checked, address) if checked is not None else None
+        token = secrets.token_urlsafe(24)
         try:
-            encoded = await self._hash(checked, address) if checked is not None else None
-            token = secrets.token_urlsafe(24)
             player = await self.store.create_player(name, hash_token(token), self.clock.time())
         except NameTaken:
             self.new_names.give_back(address, now)
@@ -225,9 +233,6 @@ class Accounts(Records):
                 ErrorCode.NAME_TAKEN,
                 f"the name {name!r}, or one that looks like it, is taken: pick another name",
             ) from None
-        except BaseException:
-            self.new_names.give_back(address, now)
-            raise
         if encoded is not None:
             await self.store.set_password(player.id, encoded)
         return player, token

@@ -197,9 +197,7 @@ async def test_sign_out_asks_first_and_a_name_without_a_password_is_offered_one(
     await dialog.get_by_role("button", name="Set password").click()
     await expect(dialog.get_by_role("status")).to_contain_text("Password set")
     await dialog.get_by_role("button", name="Sign out here").click()
-    await expect(dialog.locator(".account-confirm")).to_contain_text(
-        "Sign Cy out of this browser?"
-    )
+    await expect(dialog.locator(".account-confirm")).to_contain_text("Sign Cy out of this browser?")
     await dialog.get_by_role("button", name="Yes, sign out here").click()
     await expect(page.get_by_role("status").filter(has_text="signed out here")).to_be_visible()
     await expect(page.get_by_label("Your name")).to_be_focused()
