@@ -151,9 +151,9 @@ async def test_a_refused_token_asks_for_a_name_again(url):
 
 
 async def test_a_taken_name_asks_again(url):
-    async with Connection(url, name="cy"):
+    async with Connection(url, name="Cyrano de Bergerac"):
         pass
-    async with app_for(url, "cy").run_test(size=(80, 24)) as pilot:
+    async with app_for(url, "CYRANO DE BERGERAC").run_test(size=(80, 24)) as pilot:
         ask = await screen_of(pilot, NameScreen)
         assert "taken" in str(ask.problem)
         # the whole refusal is shown, wrapped within the dialog, at 80x24 (issue 30 item 4,
