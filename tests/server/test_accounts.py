@@ -111,8 +111,12 @@ async def test_every_refusal_of_a_protected_name(url: str) -> None:
     assert bea["t"] == "welcome"
     _, taken = await hello(url, name="bea", password=PASSWORD)  # bea has no password
     assert taken["code"] == "name_taken"
+    assert taken["message"] == "the name 'bea' is taken: pick another name"  # words to act on
+    _, alike = await hello(url, name="BEA")
+    assert alike["message"] == "the name 'bea' is taken ('BEA' looks like it): pick another name"
     _, bad = await hello(url, token="no such token")
     assert bad["code"] == "bad_token"
+    assert "signed out" in bad["message"] and "password" in bad["message"]
     # a new name with a password is protected at once
     _, cy = await hello(url, name="cy", password=PASSWORD)
     assert cy["t"] == "welcome"

@@ -116,6 +116,10 @@ async def test_o_on_a_name_without_a_password_asks_and_offers_one_and_loses_noth
         await screen_of(pilot, LobbyScreen)
         await pilot.press("O", "p")  # everywhere: the same question, and a password
         form = await screen_of(pilot, SetPasswordScreen)
+        await pilot.pause()
+        # issue 37 (8): its first line was cut at "(10-256 char" in an 80x24 terminal
+        shown = pilot.app.export_screenshot().replace("&#160;", " ")
+        assert "characters." in shown, "the dialog's first line is cut"
         form.query_one("#new", Input).value = "short"
         form.query_one("#new", Input).focus()
         await pilot.press("enter")
@@ -396,5 +400,16 @@ async def test_a_barred_name_keeps_its_key_says_so_at_each_start_and_plays_on_wh
     assert load_identity(url) == ("ada", token)
     await server.lobby.bar("ada", False)
     async with app_for(url, None).run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", token)
+
+
+async def test_a_name_typed_in_fullwidth_letters_resumes_with_its_key(url):
+    """Issue 37 (8): --name ADA in fullwidth letters, on a device holding ada's token, said
+    hello by name and got name_taken."""
+    async with app_for(url, "ada").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        token = pilot.app.conn.token
+    async with app_for(url, "\uff21\uff24\uff21").run_test() as pilot:
         await screen_of(pilot, LobbyScreen)
         assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", token)
