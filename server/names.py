@@ -34,9 +34,9 @@ line.
 Names taken before a rule changed keep working: when the keys change (a new
 :data:`KEYS_VERSION`), each store makes every player's keys again at open, in
 the order the players came, and of two players whose names are now one the
-later keeps its keys with its id appended (``tilehall.server.store.base.
-player_keys``): both sign in as before, with a token or by name and password,
-and neither blocks a third.
+later keeps its keys with its id appended
+(:func:`tilehall.server.store.base.player_keys`): both sign in as before, with a
+token or by name and password, and neither blocks a third.
 
 Chat text is cleaned rather than refused: line breaks become spaces, controls
 and format characters go, and each character keeps at most
