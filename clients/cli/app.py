@@ -44,6 +44,7 @@ NAME_PROBLEMS = {
     ErrorCode.PASSWORD_REQUIRED,
     ErrorCode.BAD_PASSWORD,
     ErrorCode.TOO_MANY_ATTEMPTS,
+    ErrorCode.TOO_MANY_NAMES,
     ErrorCode.NAME_DISABLED,
 }
 """Hello refusals that a different name (or a password) can fix, so the app asks for one."""

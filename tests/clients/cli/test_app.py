@@ -413,3 +413,17 @@ async def test_a_name_typed_in_fullwidth_letters_resumes_with_its_key(url):
     async with app_for(url, "\uff21\uff24\uff21").run_test() as pilot:
         await screen_of(pilot, LobbyScreen)
         assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", token)
+
+
+async def test_past_the_names_budget_the_app_asks_again_and_a_name_of_yours_plays(server, url):
+    """A new name past --names-per-address is said, and the names already made sign in."""
+    server.lobby.new_names.per_hour = 1
+    async with app_for(url, "ada").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+    async with app_for(url, "bea").run_test(size=(80, 24)) as pilot:
+        ask = await screen_of(pilot, NameScreen)
+        assert "new names" in str(ask.problem)
+        ask.query_one("#name", Input).value = "ada"
+        await pilot.press("enter")
+        await screen_of(pilot, LobbyScreen)
+        assert pilot.app.conn.player == "ada"
