@@ -277,7 +277,9 @@ async def room_run(
     elif journal != "sqlite":
         raise ValueError(f"journal {journal!r}: sqlite or settled")
     cold = bytearray(flush_mb << 20)
-    config = Config(data_dir=data, limits=Limits(rate=1e9, burst=10**9, bot_delay=0))
+    config = Config(
+        data_dir=data, limits=Limits(rate=1e9, burst=10**9, bot_delay=0, names_per_address=0)
+    )
     lobby = Lobby(config, store)
     ids = iter(range(1, 10**9))
 

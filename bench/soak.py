@@ -165,6 +165,9 @@ async def main() -> None:
         "0.05",
         "--finished-ttl",
         "5",
+        # every spectator is a name of its own, all from this one address
+        "--names-per-address",
+        "0",
     )
     url = server.start()
     pid = server.proc.pid

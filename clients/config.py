@@ -2,7 +2,8 @@
 
 Kept in ``$XDG_CONFIG_HOME/tilehall/players.json`` (``~/.config/...`` by default,
 ``$TILEHALL_CONFIG`` overrides the folder), readable only by its owner since a
-token is a password. For each server URL::
+token is a password: the folder 0700, the file 0600 from the moment it is
+created (never a moment readable by others). For each server URL::
 
     {"names": {"ada": "<token>", "bea": "<token>"}, "name": "bea", "token": "<token>"}
 
@@ -15,8 +16,10 @@ back; a client of the old form still finds its last name in the new one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +71,14 @@ def _names(entry: Any) -> dict[str, str]:
 
 
 def _same(a: str, b: str) -> bool:
-    return a.casefold() == b.casefold()
+    """Whether two names are one as the server's name key has it (NFKC, case): ``ADA`` typed in
+    fullwidth letters is ``ada``. Look-alikes of other scripts the server alone knows."""
+    return _key(a) == _key(b)
+
+
+def _key(name: str) -> str:
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return unicodedata.normalize("NFKC", folded)
 
 
 def known_names(url: str) -> list[str]:
@@ -111,7 +121,11 @@ def save_identity(url: str, name: str, token: str) -> None:
 
 
 def forget(url: str, name: str | None = None) -> None:
-    """Forget ``name``'s token for ``url`` (signed out), or every name there."""
+    """Forget ``name``'s token for ``url`` (signed out), or every name there.
+
+    When ``name`` was the last one used, no other becomes the default: the next
+    start asks who plays rather than sign in silently as someone else.
+    """
     data = _load()
     if name is None:
         if data.pop(url, None) is None:
@@ -120,18 +134,21 @@ def forget(url: str, name: str | None = None) -> None:
         entry = data.get(url)
         names = {k: v for k, v in _names(entry).items() if not _same(k, name)}
         last = entry.get("name") if isinstance(entry, dict) else None
-        if isinstance(last, str) and _same(last, name):
-            last = next(iter(names), None)
         data[url] = {"names": names}
-        if last is not None and last in names:
+        if isinstance(last, str) and last in names:
             data[url].update(name=last, token=names[last])
     _write(data)
 
 
 def _write(data: dict[str, Any]) -> None:
+    """Replace the file in one step, 0600 from the start, in a folder of its owner's alone."""
     path = _path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    tmp.chmod(0o600)
-    tmp.replace(path)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(PermissionError):  # a folder not ours: the file is 0600 anyway
+        path.parent.chmod(0o700)  # mkdir's mode passes through the umask
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # a leftover of that name keeps its mode otherwise
+    with open(fd, "w", encoding="utf-8") as out:
+        out.write(json.dumps(data, indent=2))
+    os.replace(tmp, path)

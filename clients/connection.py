@@ -49,7 +49,8 @@ __all__ = ["Connection", "ConnectionLost", "ServerError"]
 log = logging.getLogger(__name__)
 
 ENDED_FOR_GOOD = frozenset({CloseCode.SIGNED_OUT, CloseCode.NAME_DISABLED})
-"""Close codes after which reconnecting with the token is pointless: it was taken back."""
+"""Close codes after which reconnecting is pointless: the token was taken back (4001), or the
+name is barred (4002: the token is kept, since it signs in again once the bar is lifted)."""
 
 
 RATE_LIMIT_PAUSES = (0.1, 0.2, 0.5, 1.0, 2.0)
@@ -292,7 +293,8 @@ class Connection:
             self._fail_waiting(ConnectionLost("connection lost"))
             if ws.close_code in ENDED_FOR_GOOD or self.signed_out is not None:
                 self.signed_out = self.signed_out or ws.close_code
-                self.token = None
+                if self.signed_out != CloseCode.NAME_DISABLED:
+                    self.token = None
                 self._pushed.put_nowait({"t": "_signed_out", "code": self.signed_out})
                 return
             if self._closed or not self.reconnect:

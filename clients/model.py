@@ -383,6 +383,9 @@ class LobbyModel:
     """
 
     player: str | None = None
+    protected: bool = False
+    """Whether the name has a password (``welcome.password``, then a ``password_set``):
+    without one, signing out would lose it, and the clients ask for one first."""
     games: list[dict[str, Any]] = field(default_factory=list)
     """``welcome.games``: every game with its seats, options and bot levels."""
     rooms: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -407,6 +410,7 @@ class LobbyModel:
         t = msg.get("t")
         if t == "welcome":
             self.player = msg["player"]
+            self.protected = bool(msg.get("password"))
             self.games = list(msg["games"])
             self.mine = list(msg.get("rooms", []))
             self.ratings = dict(msg.get("ratings") or {})
@@ -424,6 +428,8 @@ class LobbyModel:
             self.ratings[msg["game"]] = msg["mine"]
         elif t == "history":
             self.history = msg
+        elif t == "password_set":
+            self.protected = True
 
     def replace(self, rooms: list[dict[str, Any]], *, complete: bool = False) -> None:
         """A fresh ``rooms`` reply: the public list as the server has it now.

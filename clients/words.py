@@ -513,14 +513,17 @@ ERRORS: dict[str, str] = {
     "unsupported_version": "this client is too old or too new for the server",
     "hello_first": "the client spoke before saying hello",
     "already_welcomed": "the client said hello twice",
-    "bad_token": "the server no longer knows you; choose a name",
+    "bad_token": "this device was signed out, or the server no longer knows you: sign in"
+    " with your password, or choose a name",
     "bad_name": "that name cannot be used",
     "name_taken": "that name is taken, or looks like one that is",
     "name_reserved": "names like COMP are kept for the bots",
     "password_required": "that name is protected: give its password",
     "bad_password": "that password is not right",
     "too_many_attempts": "too many wrong passwords: wait a while",
-    "name_disabled": "the host has barred that name",
+    "too_many_names": "too many new names from here this hour: play under one you have",
+    "name_disabled": "barred by the host: ask them to lift the bar",
+    "no_password": "your name has no password: set one first, or it would be lost",
     "unknown_game": "the server has no such game",
     "bad_option": "an option is wrong",
     "bad_seats": "the seats are wrong",
@@ -560,6 +563,7 @@ ERRORS: dict[str, str] = {
 _DETAILED = {
     "bad_password",
     "too_many_attempts",
+    "too_many_names",
     "name_taken",
     "name_reserved",
     "bad_name",
@@ -574,6 +578,39 @@ _DETAILED = {
     "unknown_room",
 }
 """Codes whose message says which field, value or room is wrong: the server's words then."""
+
+
+def sign_out_words(name: str, *, protected: bool, everywhere: bool) -> str:
+    """What a client says before it signs ``name`` out: what happens, and what is lost.
+
+    A name without a password cannot be signed out (the server refuses
+    ``no_password``): nobody could play as it again. The words say so and ask
+    for a password first.
+    """
+    if not protected:
+        return (
+            f"{name} has no password. Signed out, nobody could play as {name} again, you"
+            " neither: its games, ratings and seats would be lost. Set a password first;"
+            " then its password signs in again, here or on any device."
+        )
+    if everywhere:
+        return (
+            f"Sign {name} out everywhere? Every device's key for {name} stops working and"
+            f" its other windows close. {name}'s password signs in again."
+        )
+    return (
+        f"Sign {name} out of this device? Its key here is forgotten; {name}'s other devices"
+        f" stay signed in, and its password signs in again."
+    )
+
+
+ENDED: dict[int, str] = {
+    1000: "signed out",
+    4001: "signed out on another device, or by the host: sign in with the password",
+    4002: "barred by the host: this device keeps its key, and plays on once the bar is lifted",
+}
+"""Why a session ended for good, by close code (PROTOCOL.md, "Keeping a name")."""
+
 
 _CELL = re.compile(r"(?<![\w\]])\[(-?\d+), (-?\d+)\]")
 _STONE = re.compile(r"\b(stone|holds) \[(\d+), (\d+)\]")

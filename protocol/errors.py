@@ -45,11 +45,21 @@ class ErrorCode(enum.StrEnum):
     BAD_PASSWORD = "bad_password"
     """A wrong password in ``hello``/``set_password``, or a new one too short or too long."""
     TOO_MANY_ATTEMPTS = "too_many_attempts"
-    """Wrong passwords for this name or from this address: five within ten minutes. Carries
+    """A password may not be checked now: five wrong ones for this name from this address
+    within ten minutes, twenty from this address for any names, or a hundred for this name
+    within a day from everywhere (then its password is checked once a minute). Carries
     ``retry_after``; also sent, with a short ``retry_after``, while the server is busy
     checking others."""
+    TOO_MANY_NAMES = "too_many_names"
+    """``hello`` with a new name from an address that made its budget of new names this hour
+    (the host's ``--names-per-address``). Carries ``retry_after``; names already made sign
+    in as ever."""
     NAME_DISABLED = "name_disabled"
-    """The host has barred this name: ``hello`` with it is refused."""
+    """The host has barred this name: ``hello`` with it is refused, whatever password or
+    token comes with it."""
+    NO_PASSWORD = "no_password"
+    """``sign_out`` of a name that has no password: nobody could sign in as it again, so it
+    is refused. Set a password first (``set_password``)."""
 
     # lobby and rooms
     UNKNOWN_GAME = "unknown_game"

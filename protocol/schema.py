@@ -275,6 +275,13 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             _f("v", Kind.INT),
             _f("player", Kind.STR),
             _f("token", Kind.STR),
+            _f(
+                "password",
+                Kind.BOOL,
+                required=False,
+                doc="whether the name has a password (or a host's one-time code): without one,"
+                " sign_out is refused no_password, and a client asks its player to set one",
+            ),
             _f("games", Kind.LIST),
             _f("rooms", Kind.LIST, doc="rooms where this player holds a seat"),
             _f("limits", Kind.MAP, doc="what this connection may send: rate, burst, ..."),

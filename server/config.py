@@ -195,6 +195,14 @@ class Limits:
         flag="--max-conns-per-ip",
         doc="Concurrent connections from one address; 0 means unlimited.",
     )
+    names_per_address: int = setting(
+        20,
+        doc="""New names one address may make within an hour (a budget that refills over the
+        hour; an IPv6 address counts by its /64); past it ``hello`` with a new name is
+        refused ``too_many_names`` with ``retry_after``, before anything is hashed or
+        written, and other addresses' sign-ins are not delayed. Names already made sign in
+        as ever. 0: no bound.""",
+    )
     max_rooms_per_player: int = setting(
         10,
         doc="""Rooms a player may have created that are not over yet (on every node of a

@@ -6,10 +6,15 @@ table keeps each under a unique index:
 
 - :func:`name_key`, the name NFKC-normalised and case-folded: ``alice`` in
   fullwidth letters and ``ALICE`` are ``alice``.
-- :func:`skeleton`, its confusable skeleton (Unicode TR39, through the
-  ``disarm`` library), taken of the name as typed: ``COMP-1`` in Cyrillic
-  letters, ``C0MP-1`` and ``COMP-l`` are all ``comp-l``; ``Ilse`` (capital i)
-  and ``llse`` (small L) are one, because ``I`` and ``l`` look alike.
+- :func:`skeleton`, its confusable skeleton, taken of the name as typed: the
+  full skeleton of Unicode's UTS #39 (:mod:`tilehall.server.confusables`,
+  ASCII rows included), then case folded, with :data:`OWN_PROTOTYPES` for the
+  look-alikes of several letters UTS #39 leaves out, until nothing changes.
+  ``COMP-1`` in Cyrillic letters, ``C0MP-1`` and ``COMP-l`` are one;
+  ``mara`` and ``rnara`` are one (UTS #39 maps ``m`` to ``rn``), ``wendy`` and
+  ``vvendy`` are one, ``clara`` and ``dara`` are one (this project's table);
+  ``Ilse`` (capital i) and ``llse`` (small L) are one, because ``I`` and ``l``
+  look alike.
 - :func:`folded_skeleton`, the skeleton of the name key: it joins what case
   alone keeps apart in the skeleton, so that ``ALICE`` (whose skeleton is
   ``allce``) also blocks ``alice`` spelled with a Cyrillic ``a``.
@@ -19,7 +24,19 @@ when the ``i`` is a capital: a skeleton of the case-folded name cannot see that
 ``Ilse`` and ``llse`` are one.
 
 A new name that shares any key with a player's is ``name_taken``; one whose
-skeleton begins as ``COMP``'s does is ``name_reserved``.
+skeleton begins as ``COMP``'s does is ``name_reserved``. A new name must also
+show in one order wherever it is shown (:func:`check_new_name`): one with
+right-to-left letters may hold no digit and no left-to-right letter, and its
+spaces and ``_ . -`` stand between two of its letters. Otherwise the Unicode
+bidirectional algorithm shows ``אב 12`` and ``12 אב`` alike in a left-to-right
+line.
+
+Names taken before a rule changed keep working: when the keys change (a new
+:data:`KEYS_VERSION`), each store makes every player's keys again at open, in
+the order the players came, and of two players whose names are now one the
+later keeps its keys with its id appended
+(:func:`tilehall.server.store.base.player_keys`): both sign in as before, with a
+token or by name and password, and neither blocks a third.
 
 Chat text is cleaned rather than refused: line breaks become spaces, controls
 and format characters go, and each character keeps at most
@@ -31,15 +48,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from importlib.metadata import version
 
 import disarm
 from tilehall.protocol import ErrorCode, ProtocolError
+from tilehall.server.confusables import VERSION as CONFUSABLES_VERSION
+from tilehall.server.confusables import tr39_skeleton
 
 __all__ = [
     "KEYS_VERSION",
     "MAX_MARKS",
     "MAX_NAME",
+    "OWN_PROTOTYPES",
+    "check_new_name",
     "clean_chat",
     "folded_skeleton",
     "is_bot_name",
@@ -58,15 +78,38 @@ MAX_MARKS = 3
 Vietnamese (ệ has two), pointed Hebrew with its accent and Thai vowel-and-tone,
 and bounds how far a character's marks reach into the lines around it."""
 
-KEYS_VERSION = f"disarm {version('disarm')}, Unicode {unicodedata.unidata_version}"
-"""What the keys of a name depend on: the skeletons on disarm's tables, the name key on
-Python's Unicode data. The stores keep the version their keys were made with and make
-them again at open when it differs: a key made by other tables would miss look-alikes."""
+OWN_PROTOTYPES: dict[str, str] = {
+    # "vvendy" reads as "wendy": two v set close are a w in most sans-serif faces.
+    "w": "vv",
+    # "clara" reads as "dara": a c against an l is a d, its bowl and stem.
+    "d": "cl",
+}
+"""Look-alikes of several letters that UTS #39 leaves out (it lists one letter to one
+prototype, and holds ``m`` to ``rn`` only): a letter to the letters it is mistaken for,
+applied to case-folded skeletons. Each entry widely known from the spoofing of domain
+names; changing it changes :data:`KEYS_VERSION`."""
+
+_OWN_VERSION = "1"
+"""Bumped with every change to :data:`OWN_PROTOTYPES` or to how :func:`skeleton` uses it."""
+
+KEYS_VERSION = (
+    f"UTS #39 {CONFUSABLES_VERSION}, own {_OWN_VERSION}, Unicode {unicodedata.unidata_version}"
+)
+"""What the keys of a name depend on: the skeletons on Unicode's confusables and this
+project's table, the name key on Python's Unicode data. The stores keep the version their
+keys were made with and make them again at open when it differs: a key made by other
+tables would miss look-alikes."""
+
+_OWN = str.maketrans(OWN_PROTOTYPES)
+
+_RTL = frozenset({"R", "AL"})
+"""Bidirectional classes of right-to-left letters."""
 
 _NAME = re.compile(r"^[\w][\w .\-]*$")
 
-_BOT = "comp"
-"""The skeleton every name reserved for bots begins with: that of ``COMP``."""
+_BOT = "cornp"
+"""The skeleton every name reserved for bots begins with: that of ``COMP`` (``m`` is
+``rn`` in UTS #39)."""
 
 _LINE_BREAKS = re.compile(r"[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]+")
 """What a client may draw as a new line: Unicode's mandatory breaks (UAX #14 BK, CR,
@@ -74,12 +117,18 @@ LF, NL) and the separators Python's ``str.splitlines`` splits on."""
 
 
 def skeleton(name: str) -> str:
-    """The TR39 skeleton of ``name``, case-folded, digits folded too (``1`` is ``l``).
+    """The UTS #39 skeleton of ``name`` as typed, then case-folded with :data:`OWN_PROTOTYPES`.
 
-    Characters that show nothing (invisible format characters, Hangul fillers)
-    have none: their skeleton is ``""`` (or a space between two others).
+    Digits fold as UTS #39 says (``1`` is ``l``, ``0`` is ``o``). The fold is
+    repeated until it changes nothing, so that a skeleton is its own skeleton.
     """
-    return disarm.skeleton_key(name, digit_policy="tr39")
+    key = tr39_skeleton(name)
+    for _ in range(8):  # a fixed point within two rounds for every name; the bound is a guard
+        again = tr39_skeleton(unicodedata.normalize("NFKC", key).casefold().translate(_OWN))
+        if again == key:
+            break
+        key = again
+    return key
 
 
 def name_key(name: str) -> str:
@@ -100,7 +149,9 @@ def same_name(a: str, b: str) -> bool:
 
 
 def _shows_nothing(ch: str) -> bool:
-    return ch != " " and not skeleton(ch).strip()
+    """Whether ``ch`` renders as blank: disarm's key drops what shows nothing (invisible
+    format characters, Hangul fillers), which the UTS #39 table leaves as they are."""
+    return ch != " " and not disarm.skeleton_key(ch).strip()
 
 
 def validate_name(raw: str) -> str:
@@ -124,6 +175,34 @@ def validate_name(raw: str) -> str:
             ErrorCode.BAD_NAME, f"{raw[:40]!r} is not a name: it has a letter that shows nothing"
         )
     return name
+
+
+def check_new_name(name: str) -> None:
+    """Refuse a valid name (:func:`validate_name`) that may not be taken as a new one.
+
+    A name with a right-to-left letter must show the same in a left-to-right
+    line as in a right-to-left one: no digit, no left-to-right letter, and a
+    space or ``_ . -`` only between two of its letters (with their marks). The
+    bidirectional algorithm moves digits and neutrals about right-to-left
+    letters by where they stand, so ``אב 12`` and ``12 אב`` show alike. Names
+    taken before this rule keep working: it is asked of new names only.
+
+    Raises:
+        ProtocolError: ``bad_name``, saying why.
+    """
+    classes = [unicodedata.bidirectional(ch) for ch in name]
+    if not _RTL & set(classes):
+        return
+    letters = [c for c in classes if c != "NSM"]  # a mark goes with its letter
+    mixed = any(c not in _RTL and c not in ("WS", "ES", "CS", "ON") for c in letters)
+    edges = letters[0] not in _RTL or letters[-1] not in _RTL
+    if mixed or edges:
+        raise ProtocolError(
+            ErrorCode.BAD_NAME,
+            f"{name!r} mixes right-to-left letters with digits, left-to-right letters or an "
+            "edge of space or punctuation, which show in another order in other places: use "
+            "right-to-left letters, with spaces or '_', '.', '-' between them",
+        )
 
 
 def is_bot_name(name: str) -> bool:
@@ -152,7 +231,7 @@ def clean_chat(raw: str) -> str:
     text = _LINE_BREAKS.sub(" ", unicodedata.normalize("NFC", raw))
     text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
     text = _cap_marks(text).strip()
-    return text if skeleton(text).strip() else ""
+    return text if disarm.skeleton_key(text).strip() else ""
 
 
 def _cap_marks(text: str) -> str:

@@ -323,7 +323,9 @@ def _response(status: int, body: str | bytes, ctype: str) -> Response:
 
 
 def _json(status: int, payload: Any) -> Response:
-    return _response(status, json.dumps(payload, indent=1, default=_jsonable), "application/json")
+    # ends with a new line, so that curl leaves the shell prompt on a line of its own
+    text = json.dumps(payload, indent=1, default=_jsonable) + "\n"
+    return _response(status, text, "application/json")
 
 
 def _jsonable(value: Any) -> Any:
@@ -586,7 +588,10 @@ async def _player(server: Server, name: str, what: str) -> Response:
         "password": account.password is not None,
         "one_time_code": account.reset_code is not None,
         "disabled": account.disabled,
-        "connections": len(lobby.signed_in.get(account.id, {})),
+        # a connection the bar just closed is on its way out: not counted
+        "connections": sum(
+            not getattr(member, "closing", False) for member in lobby.signed_in.get(account.id, {})
+        ),
     }
     if code is not None:
         shown["code"] = code

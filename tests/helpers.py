@@ -185,9 +185,17 @@ class Raw:
 
     @classmethod
     async def open(
-        cls, url: str, name: str | None = None, headers: dict[str, str] | None = None
+        cls,
+        url: str,
+        name: str | None = None,
+        headers: dict[str, str] | None = None,
+        *,
+        source: str | None = None,
     ) -> Raw:
-        raw = cls(await connect(url, max_size=2**22, additional_headers=headers))
+        """Connect (from the loopback address ``source``, say ``127.0.0.2``, when given:
+        another address as the server counts them) and say hello as ``name`` if given."""
+        extra: dict[str, Any] = {} if source is None else {"local_addr": (source, 0)}
+        raw = cls(await connect(url, max_size=2**22, additional_headers=headers, **extra))
         if name is not None:
             welcome = await raw.call({"t": "hello", "v": 1, "name": name})
             assert welcome["t"] == "welcome", welcome

@@ -146,3 +146,15 @@ def test_the_web_client_ships_as_package_data(installed):
     folder, files = done.stdout.splitlines()
     assert folder == str(installed / "tilehall" / "clients" / "web")
     assert "'/index.html'" in files
+
+
+@pytest.mark.slow  # a pip install
+def test_unicodes_confusables_ship_with_the_server(installed):
+    """Name skeletons read server/confusables.txt: the install carries it, and its
+    notice (Unicode's licence asks for it with every copy)."""
+    shipped = installed / "tilehall" / "server" / "confusables.txt"
+    assert shipped.read_bytes() == (ROOT / "server" / "confusables.txt").read_bytes()
+    assert "UNICODE LICENSE V3" in shipped.read_text(encoding="utf-8")
+    code = "from tilehall.server.names import skeleton; print(skeleton('mara'))"
+    done = _run_installed(installed, "-c", code)
+    assert (done.returncode, done.stdout) == (0, "rnara\n"), done.stderr

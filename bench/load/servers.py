@@ -79,6 +79,9 @@ def start_tilehall(
         # Every room of the run belongs to the harness's one player.
         "--max-rooms-per-player",
         "0",
+        # Its idle connections make a name each, all from this one address.
+        "--names-per-address",
+        "0",
         "--loop",
         loop,
         ping_interval=PING_INTERVAL,

@@ -29,7 +29,7 @@ from tilehall.clients.cli.widgets import StatusLine
 from tilehall.clients.config import DEFAULT_URL, forget, known_names, load_identity, save_identity
 from tilehall.clients.connection import Connection, ConnectionLost, ServerError
 from tilehall.clients.model import LobbyModel, RoomModel
-from tilehall.clients.words import error_text
+from tilehall.clients.words import ENDED, error_text
 from tilehall.protocol import CloseCode, ErrorCode
 
 __all__ = ["Frame", "TilehallApp", "main", "parse_args"]
@@ -44,6 +44,7 @@ NAME_PROBLEMS = {
     ErrorCode.PASSWORD_REQUIRED,
     ErrorCode.BAD_PASSWORD,
     ErrorCode.TOO_MANY_ATTEMPTS,
+    ErrorCode.TOO_MANY_NAMES,
     ErrorCode.NAME_DISABLED,
 }
 """Hello refusals that a different name (or a password) can fix, so the app asks for one."""
@@ -191,21 +192,25 @@ class TilehallApp(App[None]):
         self.last_error = message
         self.notify(message, title=title, severity="error", timeout=4)
 
-    async def set_password(self, password: str, old: str | None) -> bool:
-        """Protect this name with ``password`` (``old``: its current one); whether it was done."""
+    @property
+    def protected(self) -> bool:
+        """Whether this name has a password: without one, signing out would lose it."""
+        return self.lobby.protected
+
+    async def set_password(self, password: str, old: str | None) -> str | None:
+        """Protect this name with ``password`` (``old``: its current one); None once done,
+        else why not (the dialog shows it and stays open)."""
         if self.conn is None:
-            self.refuse("not connected yet")
-            return False
+            return "not connected yet"
         try:
             await self.conn.set_password(password, old)
         except ServerError as exc:
-            self.refuse(error_text(exc.code, exc.message))
-            return False
+            return error_text(exc.code, exc.message)
         except (ConnectionLost, TimeoutError):
-            self.refuse("no answer from the server")
-            return False
+            return "no answer from the server"
+        self.lobby.apply({"t": "password_set"})
         self.notify("Password set: sign in with it on your other devices.")
-        return True
+        return None
 
     async def sign_out(self, *, everywhere: bool = False) -> None:
         """Sign this device (or every device) out, forget this name's token, and quit."""
@@ -222,15 +227,16 @@ class TilehallApp(App[None]):
         self._ended(1000)
 
     def _ended(self, code: int) -> None:
-        """The session is over for good: its token forgotten here, the app ends saying why."""
+        """The session is over for good: the app ends saying why.
+
+        A token taken back is forgotten here; a barred name's is kept (4002): the
+        host may lift the bar, and then this device plays on with it. Until then
+        each start says the name is barred.
+        """
         player = self.conn.player if self.conn is not None else None
-        if player is not None:
+        if player is not None and code != CloseCode.NAME_DISABLED:
             forget(self.url, player)
-        why = {
-            1000: "signed out",
-            CloseCode.SIGNED_OUT: "signed out from another device",
-            CloseCode.NAME_DISABLED: "the host has barred this name",
-        }.get(code, "signed out")
+        why = ENDED.get(code, ENDED[1000])
         self.signed_out = why
         self.exit(message=f"{player}: {why}")
 

@@ -38,6 +38,8 @@ __all__ = [
     "NameScreen",
     "QuickScreen",
     "ScoresScreen",
+    "SetPasswordScreen",
+    "SignOutScreen",
     "rating_text",
     "seats_text",
 ]
@@ -147,8 +149,12 @@ class PasswordScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class SetPasswordScreen(ModalScreen[tuple[str, str | None] | None]):
-    """Protect the name with a password, or change it: ``(new, old)``; None: cancelled."""
+class SetPasswordScreen(ModalScreen[bool]):
+    """Protect the name with a password, or change it; True once the server took it.
+
+    It stays open on a refusal (too short, a wrong current password), saying
+    why, so that nothing typed is lost; esc cancels (False).
+    """
 
     DEFAULT_CSS = """
     SetPasswordScreen { align: center middle; }
@@ -156,16 +162,30 @@ class SetPasswordScreen(ModalScreen[tuple[str, str | None] | None]):
         width: 60; max-width: 100%; height: auto; border: round $accent;
         padding: 0 1; background: $surface;
     }
+    SetPasswordScreen Label { width: 100%; }
+    SetPasswordScreen #problem { color: $error; }
     """
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
+    def __init__(self, why: str | None = None) -> None:
+        super().__init__()
+        self.why = why
+        """Why the password is asked for (before a sign-out, say); None: the player asked."""
+
+    @property
+    def tapp(self) -> TilehallApp:
+        return cast("TilehallApp", self.app)
+
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("A password keeps your name on other devices (10-256 characters).")
+            if self.why:
+                yield Label(self.why, id="why")
+            yield Label("A password keeps your name on other devices: 10 to 256 characters.")
             yield Label("Current password (empty if none yet):")
             yield Input(password=True, max_length=256, id="old")
             yield Label("New password:")
             yield Input(password=True, max_length=256, id="new")
+            yield Label("", id="problem")
             yield Label("enter: save   esc: cancel", classes="dim")
 
     @on(Input.Submitted, "#old")
@@ -175,9 +195,69 @@ class SetPasswordScreen(ModalScreen[tuple[str, str | None] | None]):
     @on(Input.Submitted, "#new")
     def submit(self, event: Input.Submitted) -> None:
         if event.value:
-            self.dismiss((event.value, self.query_one("#old", Input).value or None))
+            self.save(event.value, self.query_one("#old", Input).value or None)
+
+    @work(exclusive=True, group="set-password")
+    async def save(self, new: str, old: str | None) -> None:
+        problem = await self.tapp.set_password(new, old)
+        if problem is None:
+            self.dismiss(True)
+            return
+        self.query_one("#problem", Label).update(problem)
 
     def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class SignOutScreen(ModalScreen[str | None]):
+    """Ask before signing out: what will happen, what would be lost, and a way to a password.
+
+    Dismisses with ``"out"`` (sign out), ``"password"`` (set a password first)
+    or None (stay). A name without a password cannot be signed out (the server
+    refuses it ``no_password``): only the password is offered.
+    """
+
+    DEFAULT_CSS = """
+    SignOutScreen { align: center middle; }
+    SignOutScreen > Vertical {
+        width: 64; max-width: 100%; height: auto; border: round $warning;
+        padding: 0 1; background: $surface;
+    }
+    SignOutScreen Label { width: 100%; }
+    """
+    BINDINGS = [
+        Binding("escape", "stay", "stay signed in"),
+        Binding("p", "password", "set a password"),
+        Binding("enter", "out", "sign out"),
+    ]
+
+    def __init__(self, name: str, *, protected: bool, everywhere: bool) -> None:
+        super().__init__()
+        self.player = name
+        self.protected = protected
+        self.everywhere = everywhere
+
+    def compose(self) -> ComposeResult:
+        text = words.sign_out_words(
+            self.player, protected=self.protected, everywhere=self.everywhere
+        )
+        keys = (
+            "enter: sign out   p: change the password   esc: stay"
+            if self.protected
+            else "p: set a password   esc: stay signed in"
+        )
+        with Vertical():
+            yield Label(text, id="question")
+            yield Label(keys, classes="dim")
+
+    def action_out(self) -> None:
+        if self.protected:
+            self.dismiss("out")
+
+    def action_password(self) -> None:
+        self.dismiss("password")
+
+    def action_stay(self) -> None:
         self.dismiss(None)
 
 
@@ -555,13 +635,18 @@ class LobbyScreen(Screen[None]):
 
     @work(group="account")
     async def action_password(self) -> None:
-        answer = await self.app.push_screen_wait(SetPasswordScreen())
-        if answer is not None:
-            await self.tapp.set_password(*answer)
+        await self.app.push_screen_wait(SetPasswordScreen())
 
     @work(group="account")
     async def action_sign_out(self, everywhere: bool = False) -> None:
-        await self.tapp.sign_out(everywhere=everywhere)
+        """Ask first (:class:`SignOutScreen`); a name without a password is offered one."""
+        ask = SignOutScreen(self.tapp.player, protected=self.tapp.protected, everywhere=everywhere)
+        answer = await self.app.push_screen_wait(ask)
+        if answer == "password":
+            why = None if self.tapp.protected else "Set a password, then sign out if you wish."
+            await self.app.push_screen_wait(SetPasswordScreen(why))
+        elif answer == "out":
+            await self.tapp.sign_out(everywhere=everywhere)
 
     @work(exclusive=True, group="rooms")
     async def fetch_rooms(self) -> None:

@@ -31,8 +31,9 @@ from tilehall.clients.pygame.scenes.lobby import (
     LobbyScene,
     NameScene,
     PasswordScene,
+    SetPasswordScene,
 )
-from tilehall.clients.words import error_text
+from tilehall.clients.words import ENDED, error_text
 
 __all__ = ["App", "NetLike", "main", "parse_args"]
 
@@ -205,12 +206,18 @@ class App:
         elif t == "_signed_out":
             self.online = False
             player = self.lobby.player
-            if player:
+            # A barred name's key is kept (4002): the host may lift the bar, and this
+            # device then plays on with it; each start until then says it is barred.
+            if player and msg["code"] != 4002:
                 forget(self.url, player)
-            why = {4001: "signed out from another device", 4002: "the host barred this name"}
-            self.scene = NameScene(self, why.get(msg["code"], "signed out"), suggested="")
+            why = ENDED.get(msg["code"], ENDED[1000])
+            keep = player or "" if msg["code"] == 4002 else ""
+            self.scene = NameScene(self, why, suggested=keep, remembered="")
             return
         elif t == "password_set":
+            self.lobby.apply(msg)
+            if isinstance(scene, SetPasswordScene):
+                self.scene = scene = LobbyScene(self)
             scene.notice("Password set: sign in with it on your other devices.")
             return
         elif t == "joined":

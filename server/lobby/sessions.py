@@ -144,7 +144,7 @@ class Lobby(Accounts):
                 ErrorCode.UNSUPPORTED_VERSION,
                 f"protocol version {msg['v']} is not supported; this server speaks {VERSION}",
             )
-        player, token = await self.identify(session, msg)
+        player, token, protected = await self.identify(session, msg)
         if msg.get("bot"):
             await self.store.mark_bot(player.id)  # its scores stand apart from people's
         session.player = player
@@ -158,6 +158,7 @@ class Lobby(Accounts):
             "v": VERSION,
             "player": player.name,
             "token": token,
+            "password": protected,
             "games": self._games,
             "rooms": mine,
             "limits": self.limits_for(bot=bool(msg.get("bot"))),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -46,9 +47,41 @@ def test_the_old_one_name_file_is_read_and_nothing_in_it_is_lost(folder: Path) -
 def test_forgetting_one_name_keeps_the_others() -> None:
     save_identity(URL, "ada", "t-ada")
     save_identity(URL, "bea", "t-bea")
+    forget(URL, "ada")
+    assert load_identity(URL) == ("bea", "t-bea")
     forget(URL, "bea")
-    assert load_identity(URL) == ("ada", "t-ada")
+    # issue 37: the default no longer becomes another stored name without a word
+    assert load_identity(URL) == (None, None)
     assert load_identity(URL, "bea") == ("bea", None)
+    assert known_names(URL) == []
     forget(URL)
     assert load_identity(URL) == (None, None)
     assert known_names(URL) == []
+
+
+def test_a_name_typed_in_fullwidth_letters_finds_its_token() -> None:
+    """Issue 37 (8): --name ADA (fullwidth) with ada's token here said hello by name."""
+    save_identity(URL, "ada", "t-ada")
+    assert load_identity(URL, "\uff21\uff24\uff21") == ("ada", "t-ada")
+
+
+def test_the_file_is_never_readable_by_others_not_even_while_written(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37 (8): players.tmp was written 0644 before its chmod, the folder 0755."""
+    config = folder / "deep" / "tilehall"
+    monkeypatch.setenv("TILEHALL_CONFIG", str(config))
+    seen: list[int] = []
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:  # the moment before the rename
+        seen.append(os.stat(src).st_mode & 0o777)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    os.umask(0o022)
+    save_identity(URL, "ada", "t-ada")
+    assert seen == [0o600]
+    assert config.stat().st_mode & 0o777 == 0o700
+    assert (config / "players.json").stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in config.iterdir()] == ["players.json"]

@@ -49,8 +49,10 @@ def url(server: Server) -> str:
     return f"ws://127.0.0.1:{server.port}"
 
 
-async def hello(url: str, **fields: object) -> tuple[Raw, dict[str, object]]:
-    raw = await Raw.open(url)
+async def hello(
+    url: str, *, source: str | None = None, **fields: object
+) -> tuple[Raw, dict[str, object]]:
+    raw = await Raw.open(url, source=source)
     return raw, await raw.call({"t": "hello", "v": 1, **fields})
 
 
@@ -109,13 +111,141 @@ async def test_every_refusal_of_a_protected_name(url: str) -> None:
     assert bea["t"] == "welcome"
     _, taken = await hello(url, name="bea", password=PASSWORD)  # bea has no password
     assert taken["code"] == "name_taken"
+    assert taken["message"] == "the name 'bea' is taken: pick another name"  # words to act on
+    _, alike = await hello(url, name="BEA")
+    assert alike["message"] == "the name 'bea' is taken ('BEA' looks like it): pick another name"
     _, bad = await hello(url, token="no such token")
     assert bad["code"] == "bad_token"
+    assert "signed out" in bad["message"] and "password" in bad["message"]
     # a new name with a password is protected at once
     _, cy = await hello(url, name="cy", password=PASSWORD)
     assert cy["t"] == "welcome"
     _, cy_again = await hello(url, name="cy")
     assert cy_again["code"] == "password_required"
+
+
+async def test_a_name_without_a_password_cannot_be_signed_out_and_so_is_never_lost(
+    url: str,
+) -> None:
+    """Issue 37 (1): signing out a name that has no password lost it for good."""
+    dora = await Raw.open(url)
+    welcome = await dora.call({"t": "hello", "v": 1, "name": "dora"})
+    assert welcome["password"] is False
+    for everywhere in (False, True):
+        out = await dora.call({"t": "sign_out", "everywhere": everywhere})
+        assert out["code"] == "no_password"
+        assert "Set a password first" in out["message"]
+    assert (await dora.call({"t": "ping"}))["t"] == "pong"  # nothing was closed
+    _, back = await hello(url, token=welcome["token"])
+    assert (back["t"], back["player"], back["password"]) == ("welcome", "dora", False)
+    assert (await dora.call({"t": "set_password", "password": PASSWORD}))["t"] == "password_set"
+    out = await dora.call({"t": "sign_out"})
+    assert out["t"] == "signed_out"
+    _, again = await hello(url, name="dora", password=PASSWORD)
+    assert (again["t"], again["password"]) == ("welcome", True)
+
+
+async def test_wrong_passwords_from_one_address_never_lock_the_owner_out(url: str) -> None:
+    """Issue 37 (6): five wrong guesses from anywhere locked the name for everyone."""
+    ada = await Raw.open(url, "ada")
+    await ada.call({"t": "set_password", "password": PASSWORD})
+    guesser = await Raw.open(url, source="127.0.0.2")
+    for i in range(5):
+        guess = {"t": "hello", "v": 1, "name": "ada", "password": f"guess {i:05}"}
+        assert (await guesser.call(guess))["code"] == "bad_password"
+    right = {"t": "hello", "v": 1, "name": "ada", "password": PASSWORD}
+    assert (await guesser.call(right))["code"] == "too_many_attempts"
+    _, owner = await hello(url, name="ada", password=PASSWORD)  # from 127.0.0.1
+    assert owner["t"] == "welcome"
+    await guesser.close()
+
+
+async def test_new_names_are_a_budget_per_address(server: Server, url: str) -> None:
+    """Issue 37 (5): new names from one address were unbounded."""
+    server.lobby.new_names.per_hour = 3
+    for i in range(3):
+        raw, made = await hello(url, source="127.0.0.2", name=f"storm {i}", password=PASSWORD)
+        assert made["t"] == "welcome"
+        await raw.close()
+    _, refused = await hello(url, source="127.0.0.2", name="storm 3")
+    assert refused["code"] == "too_many_names"
+    assert 0 < refused["retry_after"] <= 1200
+    _, again = await hello(url, source="127.0.0.2", name="storm 0", password=PASSWORD)
+    assert again["t"] == "welcome"  # a name made already signs in
+    _, other = await hello(url, name="honest")  # another address is not touched
+    assert other["t"] == "welcome"
+
+
+async def test_a_barred_name_says_so_whatever_password_comes(server: Server, url: str) -> None:
+    """Issue 37 (8): bad_password before name_disabled told a guesser the guess was wrong."""
+    ada = await Raw.open(url, "ada")
+    await ada.call({"t": "set_password", "password": PASSWORD})
+    await server.lobby.bar("ada", True)
+    for password in (PASSWORD, "not the password at all"):
+        _, refused = await hello(url, name="ada", password=password)
+        assert refused["code"] == "name_disabled"
+
+
+async def test_passwords_are_normalised_and_a_hash_made_before_still_signs_in(
+    server: Server, url: str
+) -> None:
+    """Issue 37 (8): set with a composed e-acute, a decomposed one was refused."""
+    composed, decomposed = "caf\u00e9 au lait!", "cafe\u0301 au lait!"
+    ada = await Raw.open(url, "ada")
+    assert (await ada.call({"t": "set_password", "password": composed}))["t"] == "password_set"
+    _, phone = await hello(url, name="ada", password=decomposed)
+    assert phone["t"] == "welcome"
+    # a hash made before passwords were normalised: of the decomposed one, as typed
+    bea = await Raw.open(url, "bea")
+    account = await server.store.account_by_name("bea")
+    assert account is not None
+    legacy = await server.lobby.hasher.hash(decomposed)
+    await server.store.set_password(account.id, legacy)
+    _, old = await hello(url, name="bea", password=decomposed)
+    assert old["t"] == "welcome"
+    rehashed = await server.store.account_by_name("bea")
+    assert rehashed is not None and rehashed.password not in (None, legacy)
+    _, composed_in = await hello(url, name="bea", password=composed)  # made again, normalised
+    assert composed_in["t"] == "welcome"
+    await bea.close()
+
+
+async def test_a_reset_takes_every_token_back_so_only_the_one_time_code_signs_in(
+    server: Server, url: str
+) -> None:
+    """Issue 37 (4): an old token still signed in after a reset, and its set_password
+    without the old password cancelled the owner's one-time code."""
+    ada = await Raw.open(url, "ada")
+    await ada.call({"t": "set_password", "password": PASSWORD})
+    thief, stolen = await hello(url, name="ada", password=PASSWORD)
+    code = await server.lobby.reset_password("ada")
+    assert await close_code(ada) == CloseCode.SIGNED_OUT
+    assert await close_code(thief) == CloseCode.SIGNED_OUT
+    for token in (ada.token, stolen["token"]):
+        _, dead = await hello(url, token=token)
+        assert dead["code"] == "bad_token"
+    owner, welcome = await hello(url, name="ada", password=code)
+    assert (welcome["t"], welcome["password"]) == ("welcome", True)
+    assert (await owner.call({"t": "set_password", "password": "a brand new one"}))[
+        "t"
+    ] == "password_set"
+    _, again = await hello(url, name="ada", password=code)  # once only
+    assert again["code"] == "bad_password"
+
+
+async def test_failed_sign_ins_and_lockouts_are_logged_without_the_password(
+    url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    ada = await Raw.open(url, "ada")
+    await ada.call({"t": "set_password", "password": PASSWORD})
+    caplog.set_level("INFO", logger="tilehall.server.lobby.accounts")
+    guesser = await Raw.open(url, source="127.0.0.2")
+    for i in range(5):
+        await guesser.call({"t": "hello", "v": 1, "name": "ada", "password": f"guess {i:05}"})
+    text = caplog.text
+    assert text.count("sign-in refused: 'ada' from 127.0.0.2: wrong password") == 5
+    assert "sign-in locked: 'ada' from 127.0.0.2 for 600 s" in text
+    assert "guess 0" not in text and PASSWORD not in text
 
 
 async def test_six_wrong_passwords_are_slowed_and_signed_in_devices_go_on(url: str) -> None:
@@ -249,6 +379,7 @@ async def test_a_host_bars_restores_and_resets_a_name(server: Server, url: str) 
     assert "ada (id " in shown.stdout and "enabled, password, 1 connection(s)" in shown.stdout
     barred = await asyncio.to_thread(admin, data, "player", "ada", "--disable")
     assert "DISABLED" in barred.stdout, barred.stderr
+    assert "0 connection(s)" in barred.stdout  # the one it closed is not counted
     assert await close_code(ada) == CloseCode.NAME_DISABLED
     for fields in ({"token": ada.token}, {"name": "ada", "password": PASSWORD}):
         _, refused = await hello(url, **fields)
@@ -266,7 +397,9 @@ async def test_a_host_bars_restores_and_resets_a_name(server: Server, url: str) 
     assert welcome["t"] == "welcome"
     _, twice = await hello(url, name="ada", password=code)  # once only: no guard is left
     assert twice["code"] == "name_taken"
+    _, old_key = await hello(url, token=ada.token)  # the reset took every device's key
+    assert old_key["code"] == "bad_token"
     new = await phone.call({"t": "set_password", "password": "a brand new one"})
     assert new["t"] == "password_set"
     missing = await asyncio.to_thread(admin, data, "player", "nobody")
-    assert (missing.returncode, "no player 'nobody'" in missing.stderr) == (1, True)
+    assert (missing.returncode, missing.stderr) == (1, "no player 'nobody'\n")

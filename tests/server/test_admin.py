@@ -64,6 +64,8 @@ async def test_metrics_and_admin_are_answered_on_the_admin_port_only(server):
     assert status == 200 and "tilehall_connections 0" in text.splitlines()
     status, text = await get(admin_url + "/admin/rooms", key)
     assert (status, json.loads(text)) == (200, {"rooms": []})
+    status, text = await get(admin_url + "/admin/player/x", key)  # as curl shows it
+    assert (status, text) == (404, '{\n "error": "no player \'x\'"\n}\n')
     assert (await get(admin_url + "/admin/rooms"))[0] == 401
     assert (await get(admin_url + "/nothing", key))[0] == 404
     host = next(iter(server.admin.ws_server.sockets)).getsockname()[0]

@@ -22,6 +22,7 @@ from tilehall.server.config import Config, Limits
 from tilehall.server.names import (
     KEYS_VERSION,
     MAX_MARKS,
+    check_new_name,
     clean_chat,
     folded_skeleton,
     is_bot_name,
@@ -57,8 +58,56 @@ def count(house, table: str) -> int:
     ["COMP-1", "comp-1", "C0MP-1", "COMP-l", FULLWIDTH_COMP, CYRILLIC_COMP],
 )
 def test_every_spelling_of_comp_has_one_skeleton_and_is_a_bot_name(name):
-    assert skeleton(name) == "comp-l"
+    assert skeleton(name) == "cornp-l"  # UTS #39 maps m to rn
     assert is_bot_name(name)
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("mara", "rnara"),  # UTS #39's own ASCII row: m is rn
+        ("wendy", "vvendy"),  # this project's table: w is vv
+        ("clara", "dara"),  # and d is cl
+        ("WENDY", "VVendy"),
+        ("Mara", "RNARA"),
+    ],
+)
+def test_the_full_uts39_skeleton_and_the_projects_own_table_join_look_alikes(first, second):
+    assert folded_skeleton(first) == folded_skeleton(second)
+    assert skeleton(first.lower()) == skeleton(second.lower())
+    assert name_key(first) != name_key(second)
+
+
+@given(st.text(max_size=24))
+def test_a_skeleton_is_its_own_skeleton(text):
+    assert skeleton(skeleton(text)) == skeleton(text)
+    assert folded_skeleton(folded_skeleton(text)) == folded_skeleton(text)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u05d0\u05d1 12",  # the two names the bidi algorithm shows alike in a left-to-right line
+        "12 \u05d0\u05d1",
+        "\u05d0\u05d112",
+        "ab \u05d0\u05d1",  # a left-to-right letter beside right-to-left ones
+        "\u05d0\u05d1-",  # punctuation at an edge moves with the line's direction
+        "_\u05d0\u05d1",
+        "\u0639\u0644\u064a \u0663",  # an Arabic-Indic digit too
+    ],
+)
+def test_a_new_name_that_mixes_right_to_left_letters_with_what_moves_is_refused(name):
+    with pytest.raises(ProtocolError) as refused:
+        check_new_name(validate_name(name))
+    assert refused.value.code == ErrorCode.BAD_NAME
+    assert "right-to-left" in refused.value.message
+
+
+@pytest.mark.parametrize(
+    "name", ["\u05d0\u05d1", "\u05d3\u05d5\u05d3 \u05db\u05d4\u05df", "\u05d0_\u05d1", "Ada 12"]
+)
+def test_names_that_show_in_one_order_everywhere_are_new_names(name):
+    check_new_name(validate_name(name))
 
 
 def test_keys_fold_width_and_case_and_skeletons_fold_look_alikes():
@@ -67,6 +116,7 @@ def test_keys_fold_width_and_case_and_skeletons_fold_look_alikes():
     assert skeleton("Ilse") == skeleton("llse")  # capital I and small L
     assert name_key("Ilse") == name_key("ILSE") != name_key("llse")
     assert is_bot_name("Compass")  # begins as COMP does, as it always was
+    assert is_bot_name("cornpass")  # and so does this, as UTS #39 reads it
     assert not is_bot_name("Ada") and not is_bot_name("Cornelius")
 
 
@@ -142,6 +192,9 @@ async def test_names_that_look_like_comp_are_reserved_and_create_nobody(house, n
         ("Ilse", "ilse"),
         ("Bob1", "Bobl"),
         ("Zo\u00eb", "ZOE\u0308"),
+        ("mara", "rnara"),
+        ("vvendy", "Wendy"),
+        ("clara", "Dara"),
     ],
 )
 async def test_a_name_confusable_with_a_players_is_taken_and_creates_nobody(house, first, second):
@@ -454,3 +507,52 @@ async def test_a_seat_kept_for_a_name_goes_to_that_player_however_the_name_was_t
     assert made["t"] == "created", made
     joined = await house.call(alice, {"t": "join", "room": room})
     assert joined["seat"] == 1, joined
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_two_names_taken_apart_that_the_new_rule_joins_both_keep_working(tmp_path, kind):
+    """``mara`` and ``rnara`` were two names before UTS #39's ASCII rows counted: after the
+    keys are made again, each still finds its own player by name and by token, and the
+    later one blocks nothing new that the first does not."""
+    async with contextlib.AsyncExitStack() as stack:
+        url = str(tmp_path / "k.sqlite3")
+        if kind == "postgres":
+            url = await stack.enter_async_context(pg_schema())
+        store = await open_store(url)
+        mara = await store.create_player("mara", b"\x01" * 32, 1.0)
+        await store.set_password(mara.id, "mara's hash")
+        # rnara as the rule before this one let it in: its keys were its own
+        insert = (
+            "INSERT INTO players(name, name_key, skeleton, folded, token_hash, created_at)"
+            " VALUES ('rnara', 'rnara', 'old rnara', 'old rnara', {token}, 1)"
+        )
+        stale = [
+            insert.format(token="x'02020202'" if kind == "sqlite" else "'\\x02020202'::bytea"),
+            "INSERT INTO tokens(hash, player, created_at)"
+            " SELECT token_hash, id, 1 FROM players WHERE name = 'rnara'",
+            "UPDATE players SET password = 'rnara''s hash' WHERE name = 'rnara'",
+            "UPDATE name_keys SET version = 'disarm 0.17.2, Unicode 14.0.0'",
+        ]
+        for sql in stale:
+            if kind == "sqlite":
+                store.db.execute(sql)
+            else:
+                await store.pool.execute(sql)
+        await store.close()
+
+        store = await open_store(url)
+        try:
+            for name in ("mara", "MARA", "rnara", "RNARA"):
+                account = await store.account_by_name(name)
+                assert account is not None
+                assert (account.name, account.password) == (
+                    name.lower(),
+                    f"{name.lower()}'s hash",
+                )
+            assert (await store.player_by_token(b"\x02\x02\x02\x02")).name == "rnara"
+            assert (await store.player_by_token(b"\x01" * 32)).name == "mara"
+            for name in ("rn\u0430ra", "M\u0410RA", "\uff4dara"):  # a, A Cyrillic; a fullwidth m
+                with pytest.raises(NameTaken):
+                    await store.create_player(name, b"\x03" * 32, 2.0)
+        finally:
+            await store.close()

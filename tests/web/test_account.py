@@ -150,6 +150,9 @@ async def test_sign_out_everywhere_closes_the_other_devices_for_good(
         await lobby_ready(other)
         await other.get_by_role("button", name="Account").click()
         await other.get_by_role("button", name="Sign out everywhere").click()
+        confirm = other.locator(".account-confirm")
+        await expect(confirm).to_contain_text("Every device's key for Bo stops working")
+        await other.get_by_role("button", name="Yes, sign out everywhere").click()
         await expect(other.get_by_role("status").filter(has_text="every device")).to_be_visible()
         assert [n.get("token") for n in await stored(other)] == [None]
     finally:
@@ -172,13 +175,30 @@ async def test_sign_out_everywhere_closes_the_other_devices_for_good(
     assert (await stored(page))[0]["token"]
 
 
-async def test_sign_out_here_gives_the_token_back(page: Page, url: str):
+async def test_sign_out_asks_first_and_a_name_without_a_password_is_offered_one(
+    page: Page, url: str
+):
+    """Issue 37 (1): "Sign out here" lost a name without a password at once, and said
+    its password would sign in again."""
     await sign_in(page, "Cy")
     await lobby_ready(page)
     token = (await stored(page))[0]["token"]
     other = await Raw.open(url, "Dee")  # someone else's connection is not touched
     await page.get_by_role("button", name="Account").click()
-    await page.get_by_role("button", name="Sign out here").click()
+    dialog = page.get_by_role("dialog", name="Account: Cy")
+    await expect(dialog.locator(".account-out")).to_contain_text("Cy has no password yet")
+    await dialog.get_by_role("button", name="Sign out here").click()
+    await expect(dialog.locator(".account-confirm")).to_contain_text("Cy has no password")
+    assert await dialog.get_by_role("button", name=re.compile("^Yes")).count() == 0
+    await dialog.get_by_role("button", name="Set a password first").click()
+    await expect(dialog.get_by_label("New password")).to_be_focused()
+    assert [(n["name"], n["token"]) for n in await stored(page)] == [("Cy", token)]
+    await dialog.get_by_label("New password").fill(PASSWORD)
+    await dialog.get_by_role("button", name="Set password").click()
+    await expect(dialog.get_by_role("status")).to_contain_text("Password set")
+    await dialog.get_by_role("button", name="Sign out here").click()
+    await expect(dialog.locator(".account-confirm")).to_contain_text("Sign Cy out of this browser?")
+    await dialog.get_by_role("button", name="Yes, sign out here").click()
     await expect(page.get_by_role("status").filter(has_text="signed out here")).to_be_visible()
     await expect(page.get_by_label("Your name")).to_be_focused()
     assert [(n["name"], n.get("token")) for n in await stored(page)] == [("Cy", None)]
@@ -188,10 +208,47 @@ async def test_sign_out_here_gives_the_token_back(page: Page, url: str):
     await probe.close()
     assert (await other.call({"t": "ping"}))["t"] == "pong"
     await other.close()
-    # Without a password the name cannot be had again: the page says so, and asks again.
+    # The password signs in again.
     await page.get_by_role("button", name="Cy", exact=True).click()
-    await expect(page.get_by_role("alert")).not_to_be_empty()
-    await expect(page.get_by_label("Your name")).to_be_visible()
+    await page.get_by_label("Password", exact=True).fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+    await lobby_ready(page)
+
+
+async def test_forget_asks_first_keeps_a_name_without_a_password_and_signs_out_one_with(
+    page: Page, url: str
+):
+    """Issue 37 (2): "forget" dropped the key at once, without a word, and left it alive on
+    the server; typing the name again then said name_taken."""
+    await sign_in(page, "Gil")
+    await lobby_ready(page)
+    gil = (await stored(page))[0]["token"]
+    await page.get_by_role("button", name="Change name").click()
+    await page.get_by_role("button", name="Forget").click()
+    ask = page.get_by_role("dialog", name="Forget Gil?")
+    await expect(ask).to_contain_text("Gil has no password")
+    await expect(ask.get_by_role("button", name="Forget Gil")).to_have_count(0)
+    await ask.get_by_role("button", name="Keep Gil").click()
+    await expect(ask).to_have_count(0)
+    assert [(n["name"], n["token"]) for n in await stored(page)] == [("Gil", gil)]
+    probe = await Raw.open(url)
+    back = await probe.call({"t": "hello", "v": 1, "token": gil})
+    assert back["t"] == "welcome"
+    assert (await probe.call({"t": "set_password", "password": PASSWORD}))["t"] == "password_set"
+    await probe.close()
+    # With a password, forgetting signs the name out here: its key stops working.
+    await page.get_by_role("button", name="Forget").click()
+    ask = page.get_by_role("dialog", name="Forget Gil?")
+    await expect(ask).to_contain_text("signs Gil out")
+    await ask.get_by_role("button", name="Forget Gil").click()
+    await expect(page.get_by_role("status").filter(has_text="forgot Gil")).to_be_visible()
+    assert await stored(page) == []
+    probe = await Raw.open(url)
+    dead = await probe.call({"t": "hello", "v": 1, "token": gil})
+    assert dead["code"] == "bad_token"
+    again = await probe.call({"t": "hello", "v": 1, "name": "Gil", "password": PASSWORD})
+    assert again["t"] == "welcome"
+    await probe.close()
 
 
 async def test_too_many_wrong_passwords_make_the_page_wait(page: Page, url: str):
@@ -228,3 +285,6 @@ async def test_a_barred_name_is_said_and_not_reconnected(page: Page, server: Ser
     await expect(page.get_by_role("alert")).to_contain_text("barred the name Fay")
     await asyncio.sleep(1)  # Playwright may tell of the socket after the page showed its end
     assert len(opened) == 1, opened  # that one hello, no retries
+    await server.lobby.bar("Fay", False)  # the bar lifted: the key kept plays on
+    await page.get_by_role("button", name="Fay", exact=True).click()
+    await lobby_ready(page)

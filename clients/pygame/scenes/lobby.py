@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pygame
+from tilehall.clients import words
 from tilehall.clients.config import known_names
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, Scene
@@ -328,8 +329,8 @@ class LobbyScene(Scene):
         if ev.type == pygame.KEYDOWN and not self.code_field.focused:
             if ev.key == pygame.K_p:  # a password keeps the name on other devices
                 self.app.scene = SetPasswordScene(self.app)
-            elif ev.key == pygame.K_o:  # shift: every device
-                self.app.net.sign_out(everywhere=bool(ev.mod & pygame.KMOD_SHIFT))
+            elif ev.key == pygame.K_o:  # shift: every device; asked first
+                self.app.scene = SignOutScene(self.app, everywhere=bool(ev.mod & pygame.KMOD_SHIFT))
 
     # -- drawing ------------------------------------------------------------------------
 
@@ -785,9 +786,13 @@ class PasswordScene(Scene):
 
 
 class SetPasswordScene(Scene):
-    """Protect the name with a password, or change it (its current one first)."""
+    """Protect the name with a password, or change it (its current one first).
 
-    def __init__(self, app: App) -> None:
+    It stays until the server takes the password (``password_set`` brings the
+    lobby back); a refusal is shown here, with what was typed kept.
+    """
+
+    def __init__(self, app: App, why: str = "") -> None:
         super().__init__(app)
         self.old = TextField(
             "", placeholder="current password (none yet: empty)", limit=256, secret=True
@@ -803,6 +808,8 @@ class SetPasswordScene(Scene):
         pygame.key.start_text_input()
         self.ok = Button("Save", self.save, tone=(46, 110, 74))
         self.back = Button("Back", self.leave, tone=(70, 76, 92))
+        if why:
+            self.notice(why)
 
     def save(self) -> None:
         if not self.new.text:
@@ -811,7 +818,7 @@ class SetPasswordScene(Scene):
         if self.old.text:
             msg["old_password"] = self.old.text
         self.app.net.request(msg)
-        self.leave()
+        self.notice("Saving...")
 
     def leave(self) -> None:
         self.app.scene = LobbyScene(self.app)
@@ -833,3 +840,72 @@ class SetPasswordScene(Scene):
         self.ok.draw(surf)
         self.back.draw(surf)
         self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
+
+
+class SignOutScene(Scene):
+    """Ask before signing out: what will happen, what would be lost, a way to a password.
+
+    A name without a password cannot be signed out (the server refuses it
+    ``no_password``): the scene offers only to set one, or to stay.
+
+    Args:
+        everywhere: every device's key, not only this one's (Shift+O).
+    """
+
+    def __init__(self, app: App, *, everywhere: bool) -> None:
+        super().__init__(app)
+        self.everywhere = everywhere
+        self.protected = app.lobby.protected
+        name = app.lobby.player or "?"
+        self.question = words.sign_out_words(name, protected=self.protected, everywhere=everywhere)
+        self.stay = Button("Stay", self.leave, tone=(70, 76, 92))
+        if self.protected:
+            label = "Sign out everywhere" if everywhere else "Sign out here"
+            self.go = Button(label, self.sign_out, tone=(140, 60, 52))
+        else:
+            self.go = Button("Set a password", self.password, tone=(46, 110, 74))
+
+    def sign_out(self) -> None:
+        self.app.net.sign_out(everywhere=self.everywhere)
+        self.notice("Signing out...")
+
+    def password(self) -> None:
+        self.app.scene = SetPasswordScene(
+            self.app, "Set a password: then signing out loses nothing."
+        )
+
+    def leave(self) -> None:
+        self.app.scene = LobbyScene(self.app)
+
+    def handle_event(self, ev: pygame.event.Event) -> None:
+        if self.go.handle(ev) or self.stay.handle(ev):
+            return
+        if ev.type == pygame.KEYDOWN and ev.key == pygame.K_ESCAPE:
+            self.leave()
+
+    def draw(self, surf: pygame.Surface) -> None:
+        w, h = surf.get_size()
+        title = "Sign out everywhere?" if self.everywhere else "Sign out?"
+        if not self.protected:
+            title = "This name has no password"
+        box = dialog(surf, (520, 280), title, 34, 26)
+        y = box.y + 70
+        for line in _wrap(self.question, 46):
+            d.text(surf, line, (box.centerx, y), size=21, colour=d.TEXT, anchor="center")
+            y += 27
+        self.go.rect = pygame.Rect(box.centerx - 190, box.bottom - 60, 200, 40)
+        self.stay.rect = pygame.Rect(box.centerx + 30, box.bottom - 60, 160, 40)
+        self.go.draw(surf)
+        self.stay.draw(surf)
+        self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken between words."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines

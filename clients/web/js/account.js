@@ -5,7 +5,7 @@
 
 import { h, fill, field, modal } from "./dom.js";
 import * as names from "./names.js";
-import { NAME_DISABLED } from "./net.js";
+import { Connection, NAME_DISABLED } from "./net.js";
 
 /** `seconds` as a person says a wait: "40 seconds", "3 minutes". */
 export function waitText(seconds) {
@@ -77,9 +77,25 @@ export function sessionEnded(app, code) {
   // a barred name's token comes back to life if the host lifts the bar: it is kept
   if (name && code !== NAME_DISABLED) names.dropToken(name);
   const why = code === NAME_DISABLED
-    ? `The host has barred the name ${name}.`
-    : `${name} was signed out on another device. Sign in again with its password, or pick another name.`;
+    ? `The host has barred the name ${name}. This browser keeps its key: once the host lifts the bar, ${name} plays on here.`
+    : `${name} was signed out on another device or by the host. Sign in again with its password, or pick another name.`;
   app.endSession(why, "error");
+}
+
+/**
+ * What happens if `name` is signed out (or forgotten) here or everywhere, and what is lost.
+ * A name with no password cannot be signed out (the server refuses `no_password`): nobody,
+ * its owner included, could sign in as it again.
+ */
+export function signOutWords(name, hasPassword, everywhere) {
+  if (!hasPassword) {
+    return `${name} has no password. Signed out, nobody could play as ${name} again, you neither: ` +
+      "its games, ratings and seats would be lost. Set a password first; then its password signs in again, here or on any device.";
+  }
+  if (everywhere) {
+    return `Sign ${name} out everywhere? Every device's key for ${name} stops working and its other windows close. ${name}'s password signs in again.`;
+  }
+  return `Sign ${name} out of this browser? Its key here is forgotten; ${name}'s other devices stay signed in, and its password signs in again.`;
 }
 
 /**
@@ -105,8 +121,13 @@ export function openAccount(app, opener) {
       field("Current password", old, "Only to change a password the name already has."),
       field("New password", pw, "10 to 256 characters."),
       setBtn, done, failed);
-    form.addEventListener("submit", async (ev) => {
+    form.addEventListener("submit", (ev) => {
       ev.preventDefault();
+      setPassword();
+    });
+
+    const out = signOutSection(app, player, close, () => pw.focus());
+    const setPassword = async () => {
       fill(done, "");
       fill(failed, "");
       const msg = { t: "set_password", password: pw.value };
@@ -117,6 +138,8 @@ export function openAccount(app, opener) {
         await app.conn.request(msg);
         old.value = "";
         pw.value = "";
+        app.welcome.password = true;
+        out.refresh();
         fill(done, `Password set. ${player} now signs in with it on any device.`);
       } catch (err) {
         const wait = err.frame && err.frame.retry_after;
@@ -124,31 +147,134 @@ export function openAccount(app, opener) {
       } finally {
         setBtn.disabled = false;
       }
-    });
-
-    const outFailed = h("p", { class: "error", role: "alert" });
-    const signOut = async (everywhere) => {
-      fill(outFailed, "");
-      try {
-        if (!app.conn) throw new Error("not connected to the server");
-        await app.conn.request({ t: "sign_out", everywhere });
-      } catch (err) {
-        fill(outFailed, err.message);
-        return;
-      }
-      close();
-      names.dropToken(player);
-      app.endSession(everywhere
-        ? `${player} is signed out on every device. Its password signs in again.`
-        : `${player} is signed out here. Its password signs in again.`, "note");
     };
-    const out = h("section", { class: "account-out", "aria-labelledby": "account-out-h" },
-      h("h3", { id: "account-out-h" }, "Sign out"),
-      h("p", { class: "note" }, "This browser forgets the name's key; the name stays in its list."),
-      h("div", { class: "account-buttons" },
-        h("button", { type: "button", onclick: () => signOut(false) }, "Sign out here"),
-        h("button", { type: "button", onclick: () => signOut(true) }, "Sign out everywhere")),
-      outFailed);
-    body.append(form, out);
+    body.append(form, out.el);
   }, () => { if (opener && opener.isConnected) opener.focus(); });
+}
+
+/**
+ * The Account dialog's "Sign out" part: each button asks first, saying what happens. A name
+ * with no password is offered a password instead (`askPassword` focuses its field): signed
+ * out, it would be lost. `refresh()` redraws it once a password is set.
+ */
+function signOutSection(app, player, closeDialog, askPassword) {
+  const question = h("div", { class: "account-confirm" });
+  const outFailed = h("p", { class: "error", role: "alert" });
+  const note = h("p", { class: "note" });
+  const el = h("section", { class: "account-out", "aria-labelledby": "account-out-h" },
+    h("h3", { id: "account-out-h" }, "Sign out"), note,
+    h("div", { class: "account-buttons" },
+      h("button", { type: "button", onclick: () => ask(false) }, "Sign out here"),
+      h("button", { type: "button", onclick: () => ask(true) }, "Sign out everywhere")),
+    question, outFailed);
+  const hasPassword = () => !!(app.welcome && app.welcome.password);
+  const refresh = () => {
+    fill(question);
+    fill(note, hasPassword()
+      ? "This browser forgets the name's key; the name stays in its list, and its password signs in again."
+      : `${player} has no password yet: set one above before signing out, or ${player} would be lost.`);
+  };
+  const signOut = async (everywhere) => {
+    fill(outFailed, "");
+    try {
+      if (!app.conn) throw new Error("not connected to the server");
+      await app.conn.request({ t: "sign_out", everywhere });
+    } catch (err) {
+      fill(outFailed, err.message);
+      return;
+    }
+    closeDialog();
+    names.dropToken(player);
+    app.endSession(everywhere
+      ? `${player} is signed out on every device. Its password signs in again.`
+      : `${player} is signed out here. Its password signs in again.`, "note");
+  };
+  const ask = (everywhere) => {
+    fill(outFailed, "");
+    const yes = hasPassword()
+      ? h("button", { type: "button", class: "danger", onclick: () => signOut(everywhere) },
+        everywhere ? "Yes, sign out everywhere" : "Yes, sign out here")
+      : h("button", { type: "button", class: "primary", onclick: () => { refresh(); askPassword(); } },
+        "Set a password first");
+    fill(question,
+      h("p", { role: "alert" }, signOutWords(player, hasPassword(), everywhere)),
+      h("div", { class: "account-buttons" }, yes,
+        h("button", { type: "button", onclick: refresh }, hasPassword() ? "Stay signed in" : "Not now")));
+    yes.focus();
+  };
+  refresh();
+  return { el, refresh };
+}
+
+/**
+ * "Forget" beside a remembered name: ask first, saying what happens. With its key, the page
+ * asks the server (a hello with the key) whether the name has a password: with one, forgetting
+ * signs it out here (the key stops working) and its password signs in again; without one,
+ * the name would be lost, so only a password is offered (the server would refuse the sign-out
+ * `no_password` anyway). `done(message)` shows the names again, saying what was done.
+ */
+export function forgetName(app, entry, done) {
+  const name = entry.name;
+  let asking = null; // the connection that asked the server: closed with the dialog
+  modal(`Forget ${name}?`, (body, close) => {
+    const said = h("p", { role: "status" }, entry.token ? `Asking the server about ${name}…` : "");
+    const buttons = h("div", { class: "account-buttons" });
+    body.append(said, buttons);
+    const keep = h("button", { type: "button", onclick: close }, `Keep ${name}`);
+    const forgetHere = (text) => { names.forget(name); close(); done(text); };
+    if (!entry.token) {
+      fill(said, `This browser forgets ${name}. It was signed out here already: nothing else changes, and its password (if it has one) still signs in.`);
+      fill(buttons, h("button", { type: "button", class: "danger", onclick: () => forgetHere(`This browser forgot ${name}.`) }, `Forget ${name}`), keep);
+      keep.focus();
+      return;
+    }
+    fill(buttons, keep);
+    keep.focus();
+    askServer(entry).then(({ conn, welcome, err }) => {
+      asking = conn;
+      if (!body.isConnected) { if (conn) conn.close(); return; }
+      if (err && err.code === "bad_token") {
+        fill(said, `${name}'s key no longer works (it was signed out, or the server's data was reset): forgetting it loses nothing.`);
+        fill(buttons, h("button", { type: "button", class: "danger", onclick: () => forgetHere(`This browser forgot ${name}.`) }, `Forget ${name}`), keep);
+      } else if (err && err.code === "name_disabled") {
+        fill(said, `The host has barred ${name}. This browser keeps its key so that ${name} plays on here once the bar is lifted; forgotten, ${name} is lost to this browser unless it has a password.`);
+        fill(buttons, keep, h("button", { type: "button", class: "danger", onclick: () => forgetHere(`This browser forgot ${name}.`) }, "Forget anyway"));
+      } else if (err) {
+        fill(said, `Cannot ask the server now (${err.message}); nothing was forgotten.`);
+      } else if (!welcome.password) {
+        conn.close();
+        fill(said, signOutWords(name, false, false));
+        fill(buttons, h("button", { type: "button", class: "primary", onclick: async () => {
+          close();
+          await app.signIn(name);
+          if (app.player) openAccount(app, null);
+        } }, `Play as ${name} and set a password`), keep);
+      } else {
+        fill(said, `Forget ${name} here? This browser signs ${name} out (its key here stops working) and drops it from its list. ${name}'s password signs in again, here or anywhere.`);
+        fill(buttons, h("button", { type: "button", class: "danger", onclick: async () => {
+          try {
+            await conn.request({ t: "sign_out" });
+          } catch (failed) {
+            fill(said, `${failed.message} Nothing was forgotten.`);
+            return;
+          }
+          forgetHere(`This browser forgot ${name}: it is signed out here, and its password signs in again.`);
+        } }, `Forget ${name}`), keep);
+      }
+      const first = buttons.querySelector("button");
+      if (first) first.focus();
+    });
+  }, () => { if (asking) asking.close(); });
+}
+
+/** A connection with `entry`'s key, to learn whether its name has a password. */
+async function askServer(entry) {
+  const conn = new Connection({});
+  try {
+    const welcome = await conn.open({ token: entry.token });
+    return { conn, welcome, err: null };
+  } catch (err) {
+    conn.close();
+    return { conn: null, welcome: null, err };
+  }
 }

@@ -9,7 +9,7 @@ import { Lobby } from "./lobby.js";
 import { RoomScreen } from "./room.js";
 import { ReplayScreen } from "./replay.js";
 import { loadPrefs, savePrefs } from "./prefs.js";
-import { askPassword, openAccount, refusal, sessionEnded } from "./account.js";
+import { askPassword, forgetName, openAccount, refusal, sessionEnded } from "./account.js";
 
 class App {
   constructor() {
@@ -91,7 +91,7 @@ class App {
           // named "Forget", described by the name: the list's one button per name stays the
           // only button whose name holds it
           type: "button", class: "link forget", "aria-describedby": `known-${i}`,
-          onclick: () => { names.forget(k.name); this.askName(`This browser forgot ${k.name}.`, "note"); },
+          onclick: () => forgetName(this, k, (said) => this.askName(said, "note")),
         }, "forget"))))) : null;
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import DataTable, Input, Static
+import pytest
+from textual.widgets import DataTable, Input, Label, Static
 from tilehall.clients import words
 from tilehall.clients.cli.app import TilehallApp
 from tilehall.clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
@@ -15,10 +16,11 @@ from tilehall.clients.cli.lobby import (
     PasswordScreen,
     ScoresScreen,
     SetPasswordScreen,
+    SignOutScreen,
 )
 from tilehall.clients.cli.widgets import Choice, StatusLine
 from tilehall.clients.config import known_names, load_identity, save_identity
-from tilehall.clients.connection import Connection
+from tilehall.clients.connection import Connection, ServerError
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
 
@@ -83,6 +85,9 @@ async def test_a_password_set_here_signs_in_on_another_device_and_sign_out_ends_
             assert pilot.app.conn.player == "ada"
             assert load_identity(url, "ada")[1] not in (None, first[1])  # a token of its own
             await pilot.press("O")
+            ask = await screen_of(pilot, SignOutScreen)
+            assert "Every device" in text_of_label(ask, "#question")
+            await pilot.press("enter")
             await until(pilot, lambda: pilot.app.signed_out is not None)
         assert load_identity(url, "ada") == ("ada", None)
         async with asyncio.timeout(5):
@@ -90,6 +95,51 @@ async def test_a_password_set_here_signs_in_on_another_device_and_sign_out_ends_
                 if msg["t"] == "_signed_out":
                     break
         assert msg["code"] == 4001 and laptop.token is None
+
+
+def text_of_label(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Label).content)
+
+
+async def test_o_on_a_name_without_a_password_asks_and_offers_one_and_loses_nothing(url):
+    """Issue 37 (1): o signed a name without a password out at once, and lost it."""
+    async with app_for(url, "dora").run_test(size=(80, 24)) as pilot:
+        await screen_of(pilot, LobbyScreen)
+        token = pilot.app.conn.token
+        await pilot.press("o")
+        ask = await screen_of(pilot, SignOutScreen)
+        assert "dora has no password" in text_of_label(ask, "#question")
+        await pilot.press("enter")  # no way out of the name from here
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, SignOutScreen) and pilot.app.signed_out is None
+        await pilot.press("escape")
+        await screen_of(pilot, LobbyScreen)
+        await pilot.press("O", "p")  # everywhere: the same question, and a password
+        form = await screen_of(pilot, SetPasswordScreen)
+        await pilot.pause()
+        # issue 37 (8): its first line was cut at "(10-256 char" in an 80x24 terminal
+        shown = pilot.app.export_screenshot().replace("&#160;", " ")
+        assert "characters." in shown, "the dialog's first line is cut"
+        form.query_one("#new", Input).value = "short"
+        form.query_one("#new", Input).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: "at least 10" in text_of_label(form, "#problem"))
+        assert pilot.app.screen is form  # still open, nothing typed lost
+        assert form.query_one("#new", Input).value == "short"
+        form.query_one("#new", Input).value = "a long enough password"
+        await pilot.press("enter")
+        await screen_of(pilot, LobbyScreen)
+        assert pilot.app.protected
+        await pilot.press("o")
+        ask = await screen_of(pilot, SignOutScreen)
+        assert "its password signs in again" in text_of_label(ask, "#question")
+        await pilot.press("enter")
+        await until(pilot, lambda: pilot.app.signed_out is not None)
+    assert load_identity(url, "dora") == ("dora", None)
+    assert load_identity(url) == (None, None)  # no other name became the default
+    with pytest.raises(ServerError) as gone:  # the key was taken back
+        await Connection(url, token=token, reconnect=False).open()
+    assert gone.value.code == "bad_token"
 
 
 async def test_a_refused_token_asks_for_a_name_again(url):
@@ -105,9 +155,9 @@ async def test_a_refused_token_asks_for_a_name_again(url):
 
 
 async def test_a_taken_name_asks_again(url):
-    async with Connection(url, name="cy"):
+    async with Connection(url, name="Cyrano de Bergerac"):
         pass
-    async with app_for(url, "cy").run_test(size=(80, 24)) as pilot:
+    async with app_for(url, "CYRANO DE BERGERAC").run_test(size=(80, 24)) as pilot:
         ask = await screen_of(pilot, NameScreen)
         assert "taken" in str(ask.problem)
         # the whole refusal is shown, wrapped within the dialog, at 80x24 (issue 30 item 4,
@@ -331,3 +381,49 @@ async def test_finished_rooms_the_server_dropped_leave_the_list(tmp_path):
                 assert lobby.model.mine == [] and isinstance(app.screen, LobbyScreen)
     finally:
         await server.stop()
+
+
+async def test_a_barred_name_keeps_its_key_says_so_at_each_start_and_plays_on_when_restored(
+    server, url
+):
+    """Issue 37 (3): close 4002 deleted the token: the name was lost, and said "taken"."""
+    async with app_for(url, "ada").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        token = pilot.app.conn.token
+        await server.lobby.bar("ada", True)
+        await until(pilot, lambda: pilot.app.signed_out is not None)
+        assert "barred by the host" in pilot.app.signed_out
+    assert load_identity(url) == ("ada", token)
+    async with app_for(url, None).run_test() as pilot:  # a later start, still barred
+        ask = await screen_of(pilot, NameScreen)
+        assert "barred by the host" in str(ask.problem)
+    assert load_identity(url) == ("ada", token)
+    await server.lobby.bar("ada", False)
+    async with app_for(url, None).run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", token)
+
+
+async def test_a_name_typed_in_fullwidth_letters_resumes_with_its_key(url):
+    """Issue 37 (8): --name ADA in fullwidth letters, on a device holding ada's token, said
+    hello by name and got name_taken."""
+    async with app_for(url, "ada").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        token = pilot.app.conn.token
+    async with app_for(url, "\uff21\uff24\uff21").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+        assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", token)
+
+
+async def test_past_the_names_budget_the_app_asks_again_and_a_name_of_yours_plays(server, url):
+    """A new name past --names-per-address is said, and the names already made sign in."""
+    server.lobby.new_names.per_hour = 1
+    async with app_for(url, "ada").run_test() as pilot:
+        await screen_of(pilot, LobbyScreen)
+    async with app_for(url, "bea").run_test(size=(80, 24)) as pilot:
+        ask = await screen_of(pilot, NameScreen)
+        assert "new names" in str(ask.problem)
+        ask.query_one("#name", Input).value = "ada"
+        await pilot.press("enter")
+        await screen_of(pilot, LobbyScreen)
+        assert pilot.app.conn.player == "ada"

@@ -18,6 +18,7 @@ from tilehall.clients.pygame.scenes.lobby import (
     NameScene,
     PasswordScene,
     SetPasswordScene,
+    SignOutScene,
 )
 from tilehall.clients.pygame.scenes.mathable import RECENT_FACE, TILE_FACE, MathableScene
 from tilehall.server.bots.mathable import BOTS
@@ -340,9 +341,64 @@ async def test_a_password_signs_in_on_another_device_and_sign_out_goes_back_to_n
             pygame.event.Event(pygame.KEYDOWN, key=pygame.K_o, mod=pygame.KMOD_LSHIFT)
         )
         phone.step()
+        ask = phone.scene
+        assert isinstance(ask, SignOutScene) and ask.everywhere
+        assert "Every device's key for ada" in ask.question
+        click(phone, ask.go.rect.center)
         await run_until(phone, lambda: isinstance(phone.scene, NameScene), what="signed out")
         await run_until(app, lambda: isinstance(app.scene, NameScene), what="told elsewhere")
         assert "another device" in app.scene.notice_text
         assert load_identity(url, "ada") == ("ada", None)
     finally:
         await close(phone)
+
+
+async def test_o_on_a_name_without_a_password_asks_offers_one_and_loses_nothing(app, url, tmp_path):
+    """Issue 37 (1): O signed a name without a password out at once, and lost it."""
+    lobby_of(app)
+    token = load_identity(url, "ada")[1]
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_o, mod=0))
+    app.step()
+    ask = app.scene
+    assert isinstance(ask, SignOutScene) and not ask.protected
+    assert "ada has no password" in ask.question
+    assert ask.go.label == "Set a password"
+    shot(app, tmp_path, "sign-out-no-password", keep=False)
+    click(app, ask.go.rect.center)
+    form = app.scene
+    assert isinstance(form, SetPasswordScene)
+    form.new.text = "short"
+    click(app, form.ok.rect.center)
+    await run_until(app, lambda: "at least 10" in form.notice_text, what="the refusal")
+    assert app.scene is form and form.new.text == "short"  # still open, nothing lost
+    form.new.text = "a long enough password"
+    click(app, form.ok.rect.center)
+    await run_until(app, lambda: isinstance(app.scene, LobbyScene), what="password_set")
+    assert app.lobby.protected
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_o, mod=0))
+    app.step()
+    ask = app.scene
+    assert isinstance(ask, SignOutScene) and ask.protected
+    click(app, ask.go.rect.center)
+    await run_until(app, lambda: isinstance(app.scene, NameScene), what="signed out")
+    assert load_identity(url, "ada") == ("ada", None)
+    assert token is not None
+
+
+async def test_a_barred_name_keeps_its_key_and_plays_on_when_the_bar_is_lifted(app, server, url):
+    """Issue 37 (3): close 4002 deleted the token, and the name was lost for good."""
+    token = load_identity(url, "ada")[1]
+    await server.lobby.bar("ada", True)
+    await run_until(app, lambda: isinstance(app.scene, NameScene), what="barred")
+    assert "barred by the host" in app.scene.notice_text
+    assert load_identity(url, "ada") == ("ada", token)
+    app.scene.go("ada")  # Enter as ada again: still barred, and said so
+    await run_until(
+        app,
+        lambda: isinstance(app.scene, NameScene) and "barred" in app.scene.notice_text,
+        what="barred again",
+    )
+    await server.lobby.bar("ada", False)
+    app.scene.go("ada")
+    await run_until(app, lambda: app.online and isinstance(app.scene, LobbyScene), what="back")
+    assert load_identity(url, "ada") == ("ada", token)
