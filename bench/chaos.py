@@ -69,7 +69,7 @@ from tilehall.server.bots import find_bot
 from tilehall.server.bots.base import Bot
 from tilehall.server.games import find_game
 from tilehall.server.games.base import Game, step
-from tilehall.server.ops import read_admin_key
+from tilehall.server.ops.keys import read_admin_key
 from tilehall.server.store.base import JournalEntry, RoomRecord, Store, StoreUnavailable
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake

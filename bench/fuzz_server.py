@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tilehall.server.admin import load_export, replay_export
+from tilehall.server.ops.command import load_export, replay_export
 from websockets.exceptions import ConnectionClosed
 
 from tests.fuzzing import frame

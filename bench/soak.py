@@ -31,9 +31,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tilehall.protocol import Status
-from tilehall.server.admin import load_export, replay_export
 from tilehall.server.bots import bot_levels
 from tilehall.server.games import all_games
+from tilehall.server.ops.command import load_export, replay_export
 
 from tests.helpers import ROOT, Raw, ServerProcess
 

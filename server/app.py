@@ -27,14 +27,10 @@ from tilehall.server.config import Config, add_options, read_options, read_secre
 from tilehall.server.files import private_dir
 from tilehall.server.forwarded import client_ip, network
 from tilehall.server.lobby import Lobby
-from tilehall.server.ops import (
-    AdminListener,
-    JsonFormatter,
-    ListenError,
-    cannot_listen,
-    http_handler,
-    watch_gc,
-)
+from tilehall.server.ops.http import http_handler
+from tilehall.server.ops.listener import AdminListener, ListenError, cannot_listen
+from tilehall.server.ops.logs import JsonFormatter
+from tilehall.server.ops.metrics import watch_gc
 from tilehall.server.session import Session
 from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
@@ -98,9 +94,9 @@ class Server:
         )
         self.lobby = Lobby(self.config, self.store)
         self._folding = asyncio.create_task(self.lobby.metrics.fold_forever(), name="metrics")
-        recovered = await self.lobby.recover()
+        recovered = await self.lobby.registry.recover()
         if self.config.limits.replay_days:
-            self._purging = asyncio.create_task(self.lobby.purge_forever(), name="purge")
+            self._purging = asyncio.create_task(self.lobby.records.purge_forever(), name="purge")
         if self.config.mqtt:
             await self._join_cluster()
         if self.config.web:
@@ -221,7 +217,7 @@ class Server:
             await self.ws_server.wait_closed()
         await self.admin.stop()
         if self.lobby is not None:
-            self.lobby.hasher.close()
+            self.lobby.accounts.hasher.close()
         if self.store is not None:
             await self.store.close()
         log.info("stopped")
@@ -505,7 +501,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point ``tilehall-server`` (and ``tilehall-server admin ...``)."""
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["admin"]:
-        from tilehall.server.admin import main as admin_main
+        from tilehall.server.ops.command import main as admin_main
 
         sys.exit(admin_main(args[1:]))
     config = parse_args(argv)

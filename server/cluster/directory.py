@@ -13,15 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tilehall.server.cluster.wire import Entry, Topics, code_hash, pack, unpack
+from tilehall.server.lobby import Lobby
+from tilehall.server.room import Room
 from tilehall.server.store.base import StoreUnavailable
 from tilehall.server.store.postgres import PostgresStore
-
-if TYPE_CHECKING:
-    from tilehall.server.lobby import Lobby
-    from tilehall.server.room import Room
 
 __all__ = ["Directory"]
 

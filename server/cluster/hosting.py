@@ -14,17 +14,18 @@ import collections
 import logging
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tilehall.protocol import ErrorCode, ProtocolError, encode
 from tilehall.server.cluster.wire import Topics, pack
 from tilehall.server.games.base import GameError
+from tilehall.server.lobby import Lobby
 from tilehall.server.store.base import PlayerRecord
 
-if TYPE_CHECKING:
-    from tilehall.server.lobby import Lobby
+__all__ = ["RELAYED", "Hosting", "Link", "StandIn"]
 
-__all__ = ["Hosting", "Link", "StandIn"]
+RELAYED = ("join", "watch", "act", "leave", "chat")
+"""The requests another node relays for its connections in a room hosted here."""
 
 log = logging.getLogger(__name__)
 
@@ -191,21 +192,11 @@ class Hosting:
             player = PlayerRecord(id=req["player"][0], name=req["player"][1])
             standin = self.standins[(room_id, node, sid)] = StandIn(link, sid, player)
         msg = req["msg"]
-        lobby = self.lobby
         try:
-            reply: dict[str, Any] | None = None
-            if op == "join":
-                reply = await lobby.join(standin, msg)
-            elif op == "watch":
-                reply = await lobby.watch(standin, msg)
-            elif op == "act":
-                await lobby.act(standin, msg)
-            elif op == "leave":
-                reply = await lobby.leave(standin, msg)
-            elif op == "chat":
-                await lobby.chat(standin, msg)
-            else:
+            if op not in RELAYED:
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown relayed request {op!r}")
+            reply = await self.lobby.routes[op](standin, msg)
+            assert reply is None or isinstance(reply, dict)
         except (ProtocolError, GameError) as exc:
             link.refuse(cid, exc.code, exc.message)
         except Exception:

@@ -26,7 +26,7 @@ import contextlib
 import logging
 import random
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tilehall.protocol import ProtocolError
 from tilehall.server.cluster.bus import Bus, BusSettings
@@ -34,17 +34,15 @@ from tilehall.server.cluster.directory import Directory
 from tilehall.server.cluster.hosting import Hosting, StandIn
 from tilehall.server.cluster.leases import Leases
 from tilehall.server.cluster.relay import Relay, RemoteRoom
+from tilehall.server.cluster.routing import route_remote_first
 from tilehall.server.cluster.wire import CONTROL, Entry, Presence, catch_up_update, pack, unpack
-from tilehall.server.config import read_secret
+from tilehall.server.config import Config, read_secret
 from tilehall.server.games.base import GameError
+from tilehall.server.lobby import Lobby
 from tilehall.server.member import Member
+from tilehall.server.room import Room
 from tilehall.server.store.base import RoomRecord, StoreUnavailable
 from tilehall.server.store.postgres import NodeRecord, PostgresStore
-
-if TYPE_CHECKING:
-    from tilehall.server.config import Config
-    from tilehall.server.lobby import Lobby
-    from tilehall.server.room import Room
 
 __all__ = ["Cluster"]
 
@@ -66,9 +64,10 @@ what it is (a broker restart, not a death) and no longer watched."""
 class Cluster:
     """This node's side of the cluster.
 
-    The lobby calls it through a few hooks (``remote_room``, ``listed``,
-    ``seated``, ``disconnect``, ``room_changed``, ``room_gone``, ``room_lost``,
-    ``place``, ``host_new_room``).
+    To the lobby it is the other nodes (:class:`~tilehall.server.lobby.Others`:
+    ``place``, ``host_new_room``, ``listed``, ``seated``, ``room_changed``,
+    ``room_gone``, ``room_lost``, ``signed_out``, ``disconnect``), and the router
+    that sends requests about rooms hosted elsewhere there (:mod:`.routing`).
     """
 
     def __init__(self, config: Config, lobby: Lobby) -> None:
@@ -124,7 +123,7 @@ class Cluster:
             publish=self.bus.publish,
             spawn=self.spawn,
             on_moved=self._on_moved,
-            on_rival=self.room_lost,
+            on_rival=self._rival,
         )
         self.relay = Relay(
             self.node,
@@ -145,7 +144,8 @@ class Cluster:
         """Join: fence the store, take a lease, connect, announce this node and its rooms."""
         self.store.owner = self.node  # appends only to rooms this node owns
         await self.leases.start()
-        self.lobby.bus = self
+        self.lobby.registry.others = self
+        route_remote_first(self.lobby, self.remote_room)
         for room in self.lobby.rooms.values():
             self.directory.changed(room)
         self.bus.start()
@@ -352,7 +352,7 @@ class Cluster:
     async def _adopt(self, record: RoomRecord) -> None:
         if record.id in self.lobby.rooms:
             return
-        if await self.lobby.adopt(record) is None:
+        if await self.lobby.registry.adopt(record) is None:
             log.error("room %s could not be rebuilt here", record.id)
 
     # -- the inbox: other nodes' requests, and orders ------------------------------------
@@ -379,7 +379,7 @@ class Cluster:
             await self.store.set_node(self.node, draining=False)
             log.warning("node %s takes new rooms again", self.node)
         elif op == "sign_out":
-            self.lobby.close_signed_in(msg["player"], msg.get("token"), msg["code"])
+            self.lobby.accounts.close_signed_in(msg["player"], msg.get("token"), msg["code"])
 
     def signed_out(self, player: int, token: bytes | None, code: int) -> None:
         """Tell the other nodes to close ``player``'s connections: those holding the token
@@ -400,8 +400,12 @@ class Cluster:
         if remote is not None:
             remote.rehost(entry)
 
-    def room_lost(self, room_id: str) -> None:
-        """Hook: another node announces, or the store names another node for, a room here."""
+    def room_lost(self, room: Room) -> None:
+        """The store names another node for a room here."""
+        self.spawn(self._check_lost(room.id))
+
+    def _rival(self, room_id: str) -> None:
+        """Another node announces a room hosted here."""
         self.spawn(self._check_lost(room_id))
 
     async def _check_lost(self, room_id: str) -> None:
@@ -432,7 +436,7 @@ class Cluster:
         """
         members = [(s, seat) for s, seat in room.members.items() if not isinstance(s, StandIn)]
         seq = room.seq
-        self.lobby.release(room)
+        self.lobby.registry.release(room)
         if not members:
             return
         # Its entry may not have reached us yet; the real one, when it comes, resyncs again.
@@ -452,9 +456,9 @@ class Cluster:
             msg = {"room": remote.id, "seq": last}
             try:
                 if seat is None:
-                    reply = await self.lobby.watch(session, msg)
+                    reply = await self.lobby.membership.watch(session, msg)
                 else:
-                    reply = await self.lobby.join(session, msg)
+                    reply = await self.lobby.membership.join(session, msg)
             except (ProtocolError, GameError) as exc:
                 log.warning("room %s: could not bring %s back: %s", remote.id, session.peer, exc)
                 continue
@@ -582,7 +586,7 @@ class Cluster:
                 targets[target] += 1
                 moved += 1
                 if stopping:
-                    self.lobby.release(room)
+                    self.lobby.registry.release(room)
                 else:
                     self._relay_members(room, target)
             self.bus.publish(self.topics.inbox(target), pack({"op": "adopt", "room": room.id}))

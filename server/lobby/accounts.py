@@ -17,12 +17,13 @@ is refused ``no_password`` (nobody could sign in as it again). A host's
 ``--reset-password`` takes every token of the name back, as sign-out
 everywhere does, so that only the one-time code signs in.
 
-This layer also keeps which connections are signed in as whom, so that
+This piece also keeps which connections are signed in as whom, so that
 ``sign_out``, a reset and a host's bar close the others (close codes
 :class:`~tilehall.protocol.CloseCode`). In a cluster that index is this
-node's, and the other nodes are told over the bus to close theirs; a node
-off the bus then keeps them until they next say ``hello`` (the token is gone
-from the shared store by then).
+node's, and the other nodes are told to close theirs
+(:meth:`Others.signed_out <tilehall.server.lobby.others.Others.signed_out>`); a
+node off the bus then keeps them until they next say ``hello`` (the token is
+gone from the shared store by then).
 
 Failed sign-ins are logged with the name, the address and the reason, and
 lockouts when they start; never a password.
@@ -33,11 +34,10 @@ from __future__ import annotations
 import ipaddress
 import logging
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tilehall.protocol import CloseCode, ErrorCode, ProtocolError
-from tilehall.server.lobby.records import Records
-from tilehall.server.lobby.registry import hash_token
+from tilehall.server.lobby.registry import Registry, hash_token
 from tilehall.server.member import Member
 from tilehall.server.names import check_new_name, is_bot_name, name_key, validate_name
 from tilehall.server.passwords import (
@@ -56,13 +56,8 @@ from tilehall.server.store.base import (
     AccountRecord,
     NameTaken,
     PlayerRecord,
-    Store,
     StoreUnavailable,
 )
-
-if TYPE_CHECKING:
-    from tilehall.server.clock import Clock
-    from tilehall.server.config import Config
 
 __all__ = ["BUSY_RETRY", "Accounts", "NewNames"]
 
@@ -115,28 +110,21 @@ class NewNames:
             self._left[address] = (self._now_left(address, now) + 1.0, now)
 
 
-class Accounts(Records):
-    """The lobby's layer of sign-in: ``hello``'s identity, ``set_password``, ``sign_out``.
+class Accounts:
+    """The lobby's piece of sign-in: ``hello``'s identity, ``set_password``, ``sign_out``.
 
     Args:
-        config: the server's settings.
-        store: players and their tokens.
-        clock: wall time (the attempts' window counts in it).
+        registry: the lobby's registry (its store, clock, settings, other nodes).
         hasher: the Argon2id pool (tests pass a cheaper one; the server the default).
     """
 
-    def __init__(
-        self,
-        config: Config,
-        store: Store,
-        *,
-        clock: Clock | None = None,
-        hasher: Hasher | None = None,
-    ) -> None:
-        super().__init__(config, store, clock=clock)
+    def __init__(self, registry: Registry, *, hasher: Hasher | None = None) -> None:
+        self.registry = registry
+        self.store = registry.store
+        self.clock = registry.clock
         self.hasher = hasher or Hasher()
         self.attempts = Attempts()
-        self.new_names = NewNames(config.limits.names_per_address)
+        self.new_names = NewNames(registry.config.limits.names_per_address)
         self.signed_in: dict[int, dict[Member, bytes]] = {}
         """Each player's connections on this node, with the hash of the token each holds."""
 
@@ -365,14 +353,13 @@ class Accounts(Records):
         self.signed_in.setdefault(session.player.id, {})[session] = hash_token(token)
 
     def disconnect(self, session: Member) -> None:
-        """The connection is gone: forget it here too, then in its rooms."""
+        """The connection is gone: it is signed in no more."""
         if session.player is not None:
             mine = self.signed_in.get(session.player.id)
             if mine is not None:
                 mine.pop(session, None)
                 if not mine:
                     del self.signed_in[session.player.id]
-        super().disconnect(session)
 
     # -- requests ---------------------------------------------------------------------
 
@@ -438,8 +425,7 @@ class Accounts(Records):
             await self.store.revoke_token(token)
         taken = None if everywhere else token
         self.close_signed_in(player, taken, CloseCode.SIGNED_OUT, keep=session)
-        if self.bus is not None:
-            self.bus.signed_out(player, taken, CloseCode.SIGNED_OUT)
+        self.registry.others.signed_out(player, taken, CloseCode.SIGNED_OUT)
         log.info(
             "player %s signed out %s from %s",
             session.player.name,
@@ -474,8 +460,7 @@ class Accounts(Records):
         await self.store.set_disabled(account.id, disabled)
         if disabled:
             self.close_signed_in(account.id, None, CloseCode.NAME_DISABLED)
-            if self.bus is not None:
-                self.bus.signed_out(account.id, None, CloseCode.NAME_DISABLED)
+            self.registry.others.signed_out(account.id, None, CloseCode.NAME_DISABLED)
         log.warning("player %s %s by the host", account.name, "barred" if disabled else "restored")
         return await self.named(name)
 
@@ -495,8 +480,7 @@ class Accounts(Records):
         await self.store.set_password(account.id, None, code_hash(code))
         taken = await self.store.revoke_tokens(account.id)
         self.close_signed_in(account.id, None, CloseCode.SIGNED_OUT)
-        if self.bus is not None:
-            self.bus.signed_out(account.id, None, CloseCode.SIGNED_OUT)
+        self.registry.others.signed_out(account.id, None, CloseCode.SIGNED_OUT)
         log.warning(
             "player %s: password reset by the host; %d device key(s) taken back",
             account.name,

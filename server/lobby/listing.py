@@ -1,6 +1,6 @@
 """``rooms``: one page of the public rooms, by id, filtered by game and status.
 
-Every room's summary is its committed state (:class:`~tilehall.server.roomcore.RoomCore`):
+Every room's summary is its committed state (:class:`~tilehall.server.room.RoomCore`):
 a move still waiting for its append is not listed.
 """
 
@@ -25,14 +25,22 @@ from tilehall.server.lobby.pages import (
     packed,
 )
 from tilehall.server.lobby.registry import Registry
+from tilehall.server.member import Member
 
 __all__ = ["Listing"]
 
 
-class Listing(Registry):
-    """The ``rooms`` request."""
+class Listing:
+    """The ``rooms`` request, over the lobby's :class:`Registry`."""
 
-    def list_rooms(self, msg: dict[str, Any]) -> Frame:
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    async def rooms(self, session: Member, msg: dict[str, Any]) -> Frame:
+        """``rooms``: one page (:meth:`page`)."""
+        return self.page(msg)
+
+    def page(self, msg: dict[str, Any]) -> Frame:
         """One page of the public rooms, by id, filtered by game and status.
 
         A page holds at most ``limit`` rooms (default 50, at most 200) and at
@@ -58,27 +66,28 @@ class Listing(Registry):
             )
         limit: int = msg.get("limit") or PAGE_DEFAULT
         after: str = msg.get("cursor") or ""
-        ids = self._listed if game is None else self._listed_by_game.get(game, [])
+        registry = self.registry
+        ids = registry.listed if game is None else registry.listed_by_game.get(game, [])
         start = bisect.bisect_right(ids, after)
-        if self.bus is None:
+        elsewhere = registry.others.listed(game)  # the other nodes' rooms, as announced
+        if not elsewhere:
             return self._local_page(ids, start, status, limit, msg.get("id"))
-        rooms = self.rooms
+        rooms = registry.rooms
         candidates: Iterable[Listed] = (
             # Status is a StrEnum: it compares equal to its wire string as it is.
             Listed(rid, room.game.name, room.status, room.packed_summary)
             for rid in itertools.islice(ids, start, None)
             if (room := rooms.get(rid)) is not None
         )
-        if self.bus is not None:  # the other nodes' rooms, as their directory entries say
-            remote = sorted(
-                (
-                    Listed(s["room"], s["game"], s["status"], functools.partial(packed, s))
-                    for s in self.bus.listed(game)
-                    if s["room"] > after
-                ),
-                key=by_room,
-            )
-            candidates = heapq.merge(candidates, remote, key=by_room)
+        remote = sorted(
+            (
+                Listed(s["room"], s["game"], s["status"], functools.partial(packed, s))
+                for s in elsewhere
+                if s["room"] > after
+            ),
+            key=by_room,
+        )
+        candidates = heapq.merge(candidates, remote, key=by_room)
         page = Page(limit)
         seen = ""
         for looked, item in enumerate(candidates):
@@ -99,13 +108,13 @@ class Listing(Registry):
     def _local_page(
         self, ids: list[str], start: int, status: str | None, limit: int, re: int | None
     ) -> Frame:
-        """:meth:`list_rooms` without a cluster: the same page, walked straight on the index.
+        """:meth:`page` when no other node has rooms: the same page, walked on the index.
 
         ``ids`` holds only the game asked for, if any. No record is made per room
         looked at: a room that does not match costs a lookup and a comparison,
         so a filter that matches nothing costs about 0.1 ms for its 1,000 rooms.
         """
-        rooms = self.rooms
+        rooms = self.registry.rooms
         page = Page(limit)
         end = min(len(ids), start + PAGE_SCAN)
         for i in range(start, end):

@@ -11,6 +11,7 @@ from tilehall.protocol import ErrorCode, ProtocolError
 from tilehall.server.bots import find_bot
 from tilehall.server.games import Game, Status
 from tilehall.server.lobby.membership import Membership
+from tilehall.server.lobby.registry import Registry
 from tilehall.server.member import Member
 from tilehall.server.names import is_bot_name, is_plain_bot_name, validate_name
 from tilehall.server.store.base import (
@@ -32,12 +33,18 @@ BOTS_AFTER = 30
 when the request does not say."""
 
 
-class Making(Membership):
-    """New rooms, made to order or matched."""
+class Making:
+    """New rooms, made to order or matched, over the lobby's registry (a match is a join)."""
+
+    def __init__(self, registry: Registry, membership: Membership) -> None:
+        self.registry = registry
+        self.membership = membership
+        self._creating: dict[int, asyncio.Lock] = {}
+        self._matching: dict[tuple[str, int], asyncio.Lock] = {}
 
     async def create(self, session: Member, msg: dict[str, Any]) -> dict[str, Any]:
-        game = self._game(msg["game"])
-        options = self._options(game, msg.get("options"))
+        game = self.registry.game(msg["game"])
+        options = self.registry.options(game, msg.get("options"))
         seats = self._seats(game, msg.get("seats"))
         assert session.player is not None
         return await self._create_as(
@@ -71,14 +78,15 @@ class Making(Membership):
         creator: int,
         fill: tuple[float, str] | None = None,
     ) -> dict[str, Any]:
-        bound = self.config.limits.max_rooms_per_player
-        if bound and (open_rooms := await self.store.open_rooms_of(creator)) >= bound:
+        registry = self.registry
+        bound = registry.config.limits.max_rooms_per_player
+        if bound and (open_rooms := await registry.store.open_rooms_of(creator)) >= bound:
             raise ProtocolError(
                 ErrorCode.TOO_MANY_ROOMS,
                 f"you have {open_rooms} rooms not over yet (at most {bound}): play or leave "
                 "them first; a waiting room nobody is in closes by itself",
             )
-        node = self.bus.place() if self.bus is not None else self.config.node
+        node = registry.others.place()
         for attempt in range(1, ROOM_ID_DRAWS + 1):
             code = secrets.token_urlsafe(12) if private else None
             record = RoomRecord(
@@ -88,14 +96,14 @@ class Making(Membership):
                 seed=secrets.randbits(63),
                 seats=tuple(seats),
                 private_code=code,
-                created_at=self.clock.time(),
+                created_at=registry.clock.time(),
                 node=node,
                 creator=creator,
                 fill_at=fill[0] if fill else None,
                 fill_level=fill[1] if fill else None,
             )
             try:
-                await self.store.create_room(record)
+                await registry.store.create_room(record)
             except RoomTaken:
                 log.info("room id %s drawn again (draw %d): drawing another", record.id, attempt)
                 if attempt == ROOM_ID_DRAWS:
@@ -105,17 +113,17 @@ class Making(Membership):
         reply: dict[str, Any] = {"t": "created", "room": record.id}
         if code:
             reply["code"] = code
-        if self.bus is not None and record.node != self.config.node:
+        if record.node != registry.config.node:
             # Placed on a lighter node: it runs the room once it has announced it.
-            taken_back = await self.bus.host_new_room(record)
+            taken_back = await registry.others.host_new_room(record)
             if taken_back is None:
                 return reply
             record = taken_back
-        room = self._room(record)
-        self._add(room)
+        room = registry.make(record)
+        registry.add(room)
         await room.begin()  # bot-only rooms play at once; quick-match arms its bots
-        self._announce(room)
-        self._expire_later(room)
+        registry.announce(room)
+        registry.expire_later(room)
         return reply
 
     # -- quick-match ------------------------------------------------------------------
@@ -131,8 +139,8 @@ class Making(Membership):
         """
         assert session.player is not None
         player, name = session.player.id, session.player.name
-        game = self._game(msg["game"])
-        options = self._options(game, msg.get("options"))
+        game = self.registry.game(msg["game"])
+        options = self.registry.options(game, msg.get("options"))
         count = msg.get("seats", game.min_seats)
         if not game.min_seats <= count <= game.max_seats:
             raise ProtocolError(
@@ -149,8 +157,8 @@ class Making(Membership):
         seats = [SeatRecord() for _ in range(count)]
         if count == 1:
             created = await self._create_as(player, game, options, seats)
-            return await self.join(session, {"t": "join", "room": created["room"]})
-        fill_at = self.clock.time() + bots_after
+            return await self.membership.join(session, {"t": "join", "room": created["room"]})
+        fill_at = self.registry.clock.time() + bots_after
         key = (game.name, count)
         async with self._matching.setdefault(key, asyncio.Lock()):
             for _ in range(3):  # a room found may fill (bots, a player) before we sit down
@@ -160,10 +168,10 @@ class Making(Membership):
                         player, game, options, seats, fill=(fill_at, level)
                     )
                     found = created["room"]
-                elif (room := self.rooms.get(found)) is not None:
+                elif (room := self.registry.rooms.get(found)) is not None:
                     await room.fill_sooner(fill_at)
                 try:
-                    return await self.join(session, {"t": "join", "room": found})
+                    return await self.membership.join(session, {"t": "join", "room": found})
                 except ProtocolError as exc:
                     if exc.code not in (ErrorCode.SEAT_TAKEN, ErrorCode.ROOM_FULL):
                         raise
@@ -176,12 +184,13 @@ class Making(Membership):
     ) -> str | None:
         """The room ``match`` seats the player in: theirs, else the oldest with a seat open."""
         game, count = key
-        for rid, room in list(self._matchable.items()):
-            if not room.matching or self.rooms.get(rid) is not room:
-                del self._matchable[rid]
+        matchable, rooms = self.registry.matchable, self.registry.rooms
+        for rid, room in list(matchable.items()):
+            if not room.matching or rooms.get(rid) is not room:
+                del matchable[rid]
         local = [
             (room.record.created_at, room.id, room.seat_of(player) is not None)
-            for room in self._matchable.values()
+            for room in matchable.values()
             if room.game.name == game
             and len(room.seats) == count
             and room.record.options == options
@@ -195,18 +204,20 @@ class Making(Membership):
                 return rid
         if local:
             return min(local)[1]
-        if self.bus is not None:  # another node's, as its directory entry says
-            listed = sorted(self.bus.listed(game), key=lambda s: (s.get("bots_at") or 0, s["room"]))
-            for s in listed:
-                if (
-                    s.get("bots_at") is not None
-                    and s["status"] == Status.WAITING.value
-                    and not s.get("private")
-                    and len(s["seats"]) == count
-                    and s["options"] == options
-                    and any(not seat["taken"] and seat["name"] is None for seat in s["seats"])
-                ):
-                    return str(s["room"])
+        # another node's, as its directory entry says
+        listed = sorted(
+            self.registry.others.listed(game), key=lambda s: (s.get("bots_at") or 0, s["room"])
+        )
+        for s in listed:
+            if (
+                s.get("bots_at") is not None
+                and s["status"] == Status.WAITING.value
+                and not s.get("private")
+                and len(s["seats"]) == count
+                and s["options"] == options
+                and any(not seat["taken"] and seat["name"] is None for seat in s["seats"])
+            ):
+                return str(s["room"])
         return None
 
     def _seats(self, game: Any, raw: list[Any] | None) -> list[SeatRecord]:

@@ -14,10 +14,11 @@ from typing import Any
 
 from tilehall.protocol import ErrorCode, ProtocolError, encode_with, pack_array
 from tilehall.server.games import Status, find_game
-from tilehall.server.lobby.making import Making
 from tilehall.server.lobby.pages import PAGE_DEFAULT, Frame, Page, packed
+from tilehall.server.lobby.registry import Registry
 from tilehall.server.member import Member
 from tilehall.server.ratings import RATED_GAMES, Rating, board_cursor, board_position, is_rated
+from tilehall.server.room.replays import Replays
 from tilehall.server.store.base import (
     FinishedRoom,
     RoomRecord,
@@ -35,8 +36,14 @@ PURGE_EVERY = 3600.0
 """Seconds between two deletions of the moves of games older than ``--replay-days``."""
 
 
-class Records(Making):
-    """Finished games and their tables."""
+class Records:
+    """Finished games and their tables, over the lobby's registry (for its store, its clock
+    and its games)."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.store = registry.store
+        self.replays = Replays()
 
     async def scores(self, session: Member, msg: dict[str, Any]) -> dict[str, Any]:
         """A high-score table: people's, or with ``bots`` the bot programs' (kept apart).
@@ -97,7 +104,7 @@ class Records(Making):
                 )
         else:
             target = asker
-        game = self._game(msg["game"]).name if "game" in msg else None
+        game = self.registry.game(msg["game"]).name if "game" in msg else None
         limit: int = msg.get("limit") or HISTORY_DEFAULT
         before = _history_cursor(msg["cursor"]) if "cursor" in msg else None
         rooms = await self.store.history(
@@ -166,7 +173,7 @@ class Records(Making):
         }
 
     def _kept_for(self) -> str:
-        days = self.config.limits.replay_days
+        days = self.registry.config.limits.replay_days
         return f"{days:g} days" if days else "for ever"
 
     async def purge_forever(self) -> None:
@@ -175,21 +182,22 @@ class Records(Making):
         A few rooms at a time, so no transaction holds the store for long; a
         store that is down is tried again at the next hour.
         """
-        days = self.config.limits.replay_days
+        registry = self.registry
+        days = registry.config.limits.replay_days
         while days:
-            before = self.clock.time() - days * 86400
+            before = registry.clock.time() - days * 86400
             purged = 0
             try:
                 while (n := await self.store.purge_journals(before)) > 0:
                     purged += n
                     await asyncio.sleep(0)
             except StoreUnavailable as exc:
-                self.health.failed(exc)
+                registry.health.failed(exc)
             if purged:
                 log.info("deleted the moves of %d games finished over %g days ago", purged, days)
-            await self.clock.sleep(PURGE_EVERY)
+            await registry.clock.sleep(PURGE_EVERY)
 
-    async def _ratings_of(self, player: int) -> dict[str, dict[str, Any]]:
+    async def ratings_of(self, player: int) -> dict[str, dict[str, Any]]:
         """``player``'s rating in each rated game, a new player's where they have none yet."""
         kept = await self.store.ratings_of(player)
         out = {}
@@ -231,7 +239,7 @@ class Records(Making):
                 {"name": r.name, "rating": r.rating, "rd": r.rd, "games": r.games} for r in page
             ],
             "next": board_cursor(page[-1].rating, page[-1].name) if len(rows) > limit else None,
-            "mine": (await self._ratings_of(session.player.id))[game],
+            "mine": (await self.ratings_of(session.player.id))[game],
         }
 
 

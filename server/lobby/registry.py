@@ -6,23 +6,20 @@ import asyncio
 import bisect
 import hashlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tilehall.protocol import ErrorCode, ProtocolError, encode
 from tilehall.server.bots import bot_levels
 from tilehall.server.clock import Clock, SystemClock, Timer
+from tilehall.server.config import Config
 from tilehall.server.games import Game, OptionError, Status, all_games, find_game
+from tilehall.server.lobby.others import Alone, Others
 from tilehall.server.member import Member
-from tilehall.server.ops import Metrics
+from tilehall.server.ops.metrics import Metrics
 from tilehall.server.ratings import describe as describe_ratings
 from tilehall.server.room import Room, RoomServices
-from tilehall.server.room.replays import Replays
 from tilehall.server.store.base import JournalEntry, RoomRecord, Store
 from tilehall.server.store.health import StoreHealth
-
-if TYPE_CHECKING:
-    from tilehall.server.cluster import Cluster, RemoteRoom
-    from tilehall.server.config import Config
 
 __all__ = ["Registry", "hash_token"]
 
@@ -45,10 +42,10 @@ def _levels(game: str) -> list[str]:
 class Registry:
     """The rooms this lobby runs: made, adopted, indexed, expired, let go, closed.
 
-    The first layer of :class:`~tilehall.server.lobby.Lobby` (each request's
-    handlers build on it, one module per seam). It owns the indexes a listing
-    walks (public rooms by id, and by game), the private rooms by code, the
-    quick-match rooms, and the timers of waiting rooms nobody is in.
+    The one piece every handler of :class:`~tilehall.server.lobby.Lobby` is
+    given (each seam's handlers are a piece of their own over it). It owns the
+    indexes a listing walks (public rooms by id, and by game), the private rooms
+    by code, the quick-match rooms, and the timers of waiting rooms nobody is in.
 
     Args:
         config: the server's settings (its limits, its node name in a cluster).
@@ -63,16 +60,14 @@ class Registry:
         self.clock: Clock = clock or SystemClock()
         self.rooms: dict[str, Room] = {}
         self.by_code: dict[str, Room] = {}
-        self._creating: dict[int, asyncio.Lock] = {}
-        self._matching: dict[tuple[str, int], asyncio.Lock] = {}
-        self._matchable: dict[str, Room] = {}
+        self.matchable: dict[str, Room] = {}
         """Quick-match rooms waiting for players (pruned as they start or close)."""
         self._expiry: dict[str, Timer] = {}
         self._closing: set[asyncio.Future[None]] = set()
         """Rooms waiting with nobody in them, and when they close if it stays so."""
-        self._listed: list[str] = []
+        self.listed: list[str] = []
         """The public rooms' ids, sorted: a ``rooms`` page starts where its cursor says."""
-        self._listed_by_game: dict[str, list[str]] = {}
+        self.listed_by_game: dict[str, list[str]] = {}
         """The same, for each game: a page of one game looks at that game's rooms only."""
         self.metrics = Metrics()
         self.health = StoreHealth(store, self.clock)
@@ -83,13 +78,13 @@ class Registry:
             metrics=self.metrics,
             health=self.health,
         )
-        self.bus: Cluster | None = None
-        """The cluster bus (``--mqtt``): rooms of other nodes, and news of this node's."""
-        self._games = [
+        self.others: Others = Alone(config.node, self.release)
+        """The other nodes: none (:class:`Alone`), or a cluster's (``--mqtt``)."""
+        self.games = [
             {**g.describe(), "bots": _levels(g.name), **describe_ratings(g.name)}
             for g in all_games()
         ]
-        self.replays = Replays()
+        """Every game as ``welcome.games`` lists it."""
 
     # -- start-up ---------------------------------------------------------------------
 
@@ -108,16 +103,17 @@ class Registry:
         node's rooms this node claimed. None if it cannot be rebuilt from its journal.
         """
         try:
-            room = self._room(record, await self.store.journal(record.id))
+            room = self.make(record, await self.store.journal(record.id))
         except Exception:
             log.exception("room %s could not be recovered; left as it is", record.id)
             return None
-        self._add(room)
+        self.add(room)
         await room.resume()
-        self._expire_later(room)
+        self.expire_later(room)
         return room
 
-    def _room(self, record: RoomRecord, journal: list[JournalEntry] | None = None) -> Room:
+    def make(self, record: RoomRecord, journal: list[JournalEntry] | None = None) -> Room:
+        """The room of ``record`` (rebuilt from ``journal``, when given), not yet run here."""
         return Room(
             record,
             find_game(record.game),
@@ -125,19 +121,20 @@ class Registry:
             journal=journal,
             on_over=self.room_over,
             on_moved=self.room_moved,
-            on_changed=self._announce,
+            on_changed=self.announce,
         )
 
-    def _add(self, room: Room) -> None:
+    def add(self, room: Room) -> None:
+        """Run ``room`` here: indexed, listed (unless private), announced."""
         self.rooms[room.id] = room
         if room.matching:
-            self._matchable[room.id] = room
+            self.matchable[room.id] = room
         if room.record.private_code:
             self.by_code[room.record.private_code] = room
         else:
-            bisect.insort(self._listed, room.id)
-            bisect.insort(self._listed_by_game.setdefault(room.game.name, []), room.id)
-        self._announce(room)
+            bisect.insort(self.listed, room.id)
+            bisect.insort(self.listed_by_game.setdefault(room.game.name, []), room.id)
+        self.announce(room)
 
     def _drop(self, room: Room) -> None:
         """Take ``room`` out of this lobby's indexes (it stays in the store)."""
@@ -145,14 +142,14 @@ class Registry:
         if room.record.private_code:
             self.by_code.pop(room.record.private_code, None)
         else:
-            for ids in (self._listed, self._listed_by_game.get(room.game.name, [])):
+            for ids in (self.listed, self.listed_by_game.get(room.game.name, [])):
                 i = bisect.bisect_left(ids, room.id)
                 if i < len(ids) and ids[i] == room.id:
                     del ids[i]
 
     # -- waiting rooms nobody is in --------------------------------------------------------
 
-    def _expire_later(self, room: Room) -> None:
+    def expire_later(self, room: Room) -> None:
         """A waiting room with nobody in it closes after ``waiting_ttl`` unless someone comes.
 
         Rooms made and never joined would otherwise stay listed, and come back
@@ -163,7 +160,8 @@ class Registry:
             return
         self._expiry[room.id] = self.clock.call_later(ttl, lambda: self._expire(room))
 
-    def _keep(self, room: Room) -> None:
+    def keep(self, room: Room) -> None:
+        """Someone is in ``room``: it does not expire."""
         timer = self._expiry.pop(room.id, None)
         if timer is not None:
             timer.cancel()
@@ -184,35 +182,28 @@ class Registry:
         while self._closing:
             await asyncio.wait(set(self._closing))
 
-    def _announce(self, room: Room) -> None:
-        """Tell the cluster a room hosted here is new or its summary may have changed.
+    def announce(self, room: Room) -> None:
+        """Tell the other nodes a room hosted here is new or its summary may have changed.
 
         Only a room this lobby runs: one let go (to another node, or closed) may still
         change once more (an act in flight suspends it, a last summary is pushed), and
         the cluster would take that for a room hosted here again: announced, and this
         node's connections, relayed to its real host already, brought back to it.
         """
-        if self.bus is not None and self.rooms.get(room.id) is room:
-            self.bus.room_changed(room)
-
-    async def _remote(self, session: Member, msg: dict[str, Any]) -> RemoteRoom | None:
-        """In a cluster: the proxy of the room ``msg`` names when another node hosts it."""
-        if self.bus is None or msg.get("room") in self.rooms or msg.get("code") in self.by_code:
-            return None
-        return await self.bus.remote_room(session, msg)
+        if self.rooms.get(room.id) is room:
+            self.others.room_changed(room)
 
     def room_over(self, room: Room) -> None:
         """A game ended: keep the room a while for late spectators, then forget it."""
         log.info("room %s (%s) is over", room.id, room.game.name, extra={"room": room.id})
-        self._announce(room)
+        self.announce(room)
         self.clock.call_later(self.config.limits.finished_ttl, lambda: self._forget(room))
 
     def _forget(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:
             self._drop(room)
             room.close()
-            if self.bus is not None:
-                self.bus.room_gone(room)
+            self.others.room_gone(room)
 
     def release(self, room: Room) -> None:
         """Stop running a room here: in a cluster, another node now owns it."""
@@ -220,17 +211,14 @@ class Registry:
 
     def room_moved(self, room: Room) -> None:
         """The store names another node for ``room`` (taken over while this node was cut off)."""
-        if self.bus is not None:
-            self.bus.room_lost(room.id)
-        else:
-            self.release(room)
+        self.others.room_lost(room)
 
     async def close_room(self, room: Room, reason: str, *, expired: bool = False) -> None:
         """End a room for good (an administrator's decision, or nobody came): it is gone.
 
         Its members are told (``room_closed``); its journal and record stay.
         """
-        self._keep(room)
+        self.keep(room)
         result = {"expired" if expired else "closed": reason}
         async with room.between_moves():
             room.close()
@@ -241,18 +229,47 @@ class Registry:
             room.leave(member)
         if self.rooms.get(room.id) is room:
             self._drop(room)
-        if self.bus is not None:
-            self.bus.room_gone(room)
+        self.others.room_gone(room)
         log.warning("room %s closed: %s", room.id, reason, extra={"room": room.id})
 
-    def _game(self, name: str) -> type[Game]:
+    def game(self, name: str) -> type[Game]:
+        """The engine class of the game named ``name``; ``unknown_game`` if there is none."""
         try:
             return find_game(name)
         except KeyError:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"there is no game {name!r}") from None
 
-    def _options(self, game: type[Game], raw: dict[str, Any] | None) -> dict[str, Any]:
+    def options(self, game: type[Game], raw: dict[str, Any] | None) -> dict[str, Any]:
+        """``raw`` checked against ``game``'s options, defaults filled in; ``bad_option``."""
         try:
             return game.validate_options(raw)
         except OptionError as exc:
             raise ProtocolError(ErrorCode.BAD_OPTION, exc.message) from None
+
+    # -- the rooms requests name --------------------------------------------------------
+
+    def find_room(self, msg: dict[str, Any], player: int | None = None) -> Room:
+        """The room named by ``room`` or ``code``; a private room by its id only for a player
+        who holds a seat in it or made it."""
+        if "code" in msg:
+            room = self.by_code.get(msg["code"])
+            if room is None:
+                raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "no room has that code")
+            return room
+        room = self.rooms.get(msg["room"])
+        if room is None or (
+            room.private
+            and (player is None or (room.seat_of(player) is None and room.record.creator != player))
+        ):
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"there is no room {msg['room'][:64]!r}")
+        return room
+
+    def member_of(self, session: Member, rid: str) -> Room:
+        """The room ``rid`` that ``session`` is in: ``unknown_room`` if there is no such room
+        (as ``act``, ``join`` and ``watch`` say), ``not_in_room`` if it is not a member."""
+        room = self.rooms.get(rid)
+        if room is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"there is no room {rid[:64]!r}")
+        if session not in room.members:
+            raise ProtocolError(ErrorCode.NOT_IN_ROOM, f"you are not in room {rid[:64]!r}")
+        return room

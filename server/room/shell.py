@@ -30,7 +30,7 @@ from tilehall.server.clock import Clock
 from tilehall.server.config import Limits
 from tilehall.server.games import Game, Status
 from tilehall.server.member import Member
-from tilehall.server.ops import Metrics
+from tilehall.server.ops.metrics import Metrics
 from tilehall.server.room.core import RoomCore
 from tilehall.server.room.events import (
     Act,

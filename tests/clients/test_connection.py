@@ -300,12 +300,12 @@ async def test_a_barred_name_ends_the_session_and_keeps_its_token(server, url) -
     """Issue 37 (3): 4002 is no sign-out: the token signs in again once the bar is lifted."""
     async with Connection(url, name="ada") as conn:
         token = conn.token
-        await server.lobby.bar("ada", True)
+        await server.lobby.accounts.bar("ada", True)
         async with asyncio.timeout(5):
             async for msg in conn.pushed():
                 if msg["t"] == "_signed_out":
                     break
         assert (msg["code"], conn.signed_out, conn.token) == (4002, 4002, token)
-    await server.lobby.bar("ada", False)
+    await server.lobby.accounts.bar("ada", False)
     async with Connection(url, token=token) as again:
         assert again.player == "ada"

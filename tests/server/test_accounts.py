@@ -8,6 +8,7 @@ killing their tokens; and no password kept as itself in the data directory.
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -162,7 +163,7 @@ async def test_wrong_passwords_from_one_address_never_lock_the_owner_out(url: st
 
 async def test_new_names_are_a_budget_per_address(server: Server, url: str) -> None:
     """Issue 37 (5): new names from one address were unbounded."""
-    server.lobby.new_names.per_hour = 3
+    server.lobby.accounts.new_names.per_hour = 3
     for i in range(3):
         raw, made = await hello(url, source="127.0.0.2", name=f"storm {i}", password=PASSWORD)
         assert made["t"] == "welcome"
@@ -180,7 +181,7 @@ async def test_a_barred_name_says_so_whatever_password_comes(server: Server, url
     """Issue 37 (8): bad_password before name_disabled told a guesser the guess was wrong."""
     ada = await Raw.open(url, "ada")
     await ada.call({"t": "set_password", "password": PASSWORD})
-    await server.lobby.bar("ada", True)
+    await server.lobby.accounts.bar("ada", True)
     for password in (PASSWORD, "not the password at all"):
         _, refused = await hello(url, name="ada", password=password)
         assert refused["code"] == "name_disabled"
@@ -199,7 +200,7 @@ async def test_passwords_are_normalised_and_a_hash_made_before_still_signs_in(
     bea = await Raw.open(url, "bea")
     account = await server.store.account_by_name("bea")
     assert account is not None
-    legacy = await server.lobby.hasher.hash(decomposed)
+    legacy = await server.lobby.accounts.hasher.hash(decomposed)
     await server.store.set_password(account.id, legacy)
     _, old = await hello(url, name="bea", password=decomposed)
     assert old["t"] == "welcome"
@@ -218,7 +219,7 @@ async def test_a_reset_takes_every_token_back_so_only_the_one_time_code_signs_in
     ada = await Raw.open(url, "ada")
     await ada.call({"t": "set_password", "password": PASSWORD})
     thief, stolen = await hello(url, name="ada", password=PASSWORD)
-    code = await server.lobby.reset_password("ada")
+    code = await server.lobby.accounts.reset_password("ada")
     assert await close_code(ada) == CloseCode.SIGNED_OUT
     assert await close_code(thief) == CloseCode.SIGNED_OUT
     for token in (ada.token, stolen["token"]):
@@ -244,7 +245,10 @@ async def test_failed_sign_ins_and_lockouts_are_logged_without_the_password(
         await guesser.call({"t": "hello", "v": 1, "name": "ada", "password": f"guess {i:05}"})
     text = caplog.text
     assert text.count("sign-in refused: 'ada' from 127.0.0.2: wrong password") == 5
-    assert "sign-in locked: 'ada' from 127.0.0.2 for 600 s" in text
+    # the lock counts from the first wrong password: on a loaded machine the fifth comes
+    # a few seconds later, and the lock has that much less to run
+    locked = re.search(r"sign-in locked: 'ada' from 127\.0\.0\.2 for (\d+) s", text)
+    assert locked is not None and 590 < int(locked[1]) <= 600, text
     assert "guess 0" not in text and PASSWORD not in text
 
 
@@ -353,7 +357,7 @@ async def test_a_sign_in_hashes_the_password_again_when_a_release_raised_the_cos
     assert account is not None and account.password is not None
     before = account.password
     assert ",t=2," in before
-    server.lobby.hasher = Hasher(time_cost=3)  # a release raised the cost
+    server.lobby.accounts.hasher = Hasher(time_cost=3)  # a release raised the cost
     _, back = await hello(url, token=ada.token)
     assert back["t"] == "welcome"
     assert (await server.store.account_by_name("ada")).password == before  # type: ignore[union-attr]

@@ -181,7 +181,7 @@ async def test_after_a_restart_the_pause_counts_from_the_last_move(tmp_path):
     second = await House.open(tmp_path)  # a new process, an hour later
     try:
         second.clock.advance(3600)
-        await second.lobby.recover()
+        await second.lobby.registry.recover()
         live = second.lobby.rooms[room]
         await live.quiet()
         pause = (await second.journal(room))[-1]

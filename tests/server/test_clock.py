@@ -39,7 +39,7 @@ async def test_turn_clock_ends_the_turn_and_replays_exactly(house):
     copy = Room(
         live.record,
         find_game("mathable"),
-        house.lobby.services,
+        house.lobby.registry.services,
         journal=await house.store.journal(room),
     )
     assert copy.seq == live.seq

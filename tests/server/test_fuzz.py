@@ -66,7 +66,7 @@ async def test_fuzzed_frames_break_nothing(tmp_path, caplog):
             copy = Room(
                 live.record,
                 find_game(live.game.name),
-                srv.lobby.services,
+                srv.lobby.registry.services,
                 journal=await srv.store.journal(room_id),
             )
             assert copy.seq == live.seq

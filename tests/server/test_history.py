@@ -148,7 +148,7 @@ async def test_a_mathable_game_against_a_bot_replays_with_every_rack_shown(tmp_p
         house.clock.advance(1)
         other = (await house.call(ada, create))["room"]
         await house.call(ada, {"t": "join", "room": other})
-        await house.lobby.close_room(house.lobby.rooms[other], "closed for the test")
+        await house.lobby.registry.close_room(house.lobby.rooms[other], "closed for the test")
         closed = (await house.call(ada, {"t": "history"}))["rooms"][0]
         assert (closed["room"], closed["outcome"], closed["scores"]) == (other, "closed", None)
     finally:
@@ -182,7 +182,7 @@ async def test_purged_games_leave_history_and_say_so_on_replay(tmp_path):
         ada = await house.player("Ada")
         room, _ = await quit_linksame(house, ada)
         house.clock.advance(2 * 86400)
-        purge = house.lobby.purge_forever()
+        purge = house.lobby.records.purge_forever()
         task = __import__("asyncio").ensure_future(purge)
         await house.call(ada, {"t": "ping"})  # let the purge run its first round
         while await house.store.journal(room):

@@ -123,7 +123,7 @@ async def test_a_waiting_quick_match_room_and_its_bots_time_survive_a_restart(tm
     house = await House.open(tmp_path)
     try:
         house.clock.advance(10)  # a fresh fake clock: 10 s after the first one started
-        assert await house.lobby.recover() == 1
+        assert await house.lobby.registry.recover() == 1
         assert house.lobby.rooms[rid].summary()["bots_at"] == START + 40, "kept in the store"
         back = MemoryMember()
         await house.call(back, {"t": "hello", "v": 1, "token": token})

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from tilehall.server.admin import load_export, replay_export
+from tilehall.server.ops.command import load_export, replay_export
 
 from tests.helpers import ROOT, Raw, ServerProcess
 from tests.helpers import http_get as get

@@ -21,7 +21,7 @@ from tilehall.server.config import (
     read_options,
     setting,
 )
-from tilehall.server.ops import JsonFormatter
+from tilehall.server.ops.logs import JsonFormatter
 
 OLD_OPTIONS = {
     "--host": "0.0.0.0",

@@ -134,7 +134,7 @@ async def test_finished_rooms_leave_memory_but_keep_their_record(house):
     await house.call(a, {"t": "act", "room": room, "action": {"do": "quit", "vote": True}})
     upd = await house.call(b, {"t": "act", "room": room, "action": {"do": "quit", "vote": True}})
     assert upd["view"]["status"] == "over"
-    ttl = house.lobby.config.limits.finished_ttl
+    ttl = house.lobby.registry.config.limits.finished_ttl
     house.clock.advance(ttl - 1)
     assert room in house.lobby.rooms  # late spectators can still see the end
     house.clock.advance(1)
@@ -182,7 +182,10 @@ async def test_an_older_journal_with_fields_ignored_then_still_replays(house):
         JournalEntry(room=room_id, seq=live.seq + 1, seat=0, action=old, now=house.clock.time())
     )
     copy = Room(
-        live.record, find_game("ishido"), house.lobby.services, journal=await house.journal(room_id)
+        live.record,
+        find_game("ishido"),
+        house.lobby.registry.services,
+        journal=await house.journal(room_id),
     )
     assert copy.seq == live.seq + 1
     assert copy.view(0)["board"] != view["board"]  # the stone is on the board

@@ -47,7 +47,7 @@ async def test_a_waiting_room_nobody_is_in_closes_after_its_ttl(small):
     small.clock.advance(599)
     assert idle in small.lobby.rooms
     small.clock.advance(1)
-    await small.lobby.quiet()
+    await small.lobby.registry.quiet()
     assert idle not in small.lobby.rooms, "nobody came: it closed"
     record = await small.store.room(idle)
     assert record.status == "over"
@@ -57,7 +57,7 @@ async def test_a_waiting_room_nobody_is_in_closes_after_its_ttl(small):
     # once its last member leaves, its clock starts
     await small.call(ada, {"t": "leave", "room": kept})
     small.clock.advance(600)
-    await small.lobby.quiet()
+    await small.lobby.registry.quiet()
     assert kept not in small.lobby.rooms
     assert await small.store.open_rooms_of(ada.player.id) == 0
 
@@ -147,7 +147,7 @@ async def test_a_page_stays_far_under_the_frame_limit_at_ten_thousand_rooms(tmp_
             msg = {"t": "create", "game": "mathable" if i % 2 else "ishido"}
             if i % 2:
                 msg["seats"] = seats
-            await house.lobby.request(ada, msg)
+            await house.lobby.routes["create"](ada, msg)
         assert len(house.lobby.rooms) == 10_000
         page = await house.call(ada, {"t": "rooms", "limit": 200})
         assert len(page["rooms"]) > 20

@@ -84,7 +84,7 @@ async def replays_to(house, room, view):
     copy = Room(
         live.record,
         find_game(live.game.name),
-        house.lobby.services,
+        house.lobby.registry.services,
         journal=await house.journal(room),
     )
     assert copy.seq == live.seq
@@ -154,7 +154,7 @@ async def test_a_rehash_the_store_refuses_waits_for_the_next_sign_in(tmp_path, c
         assert reply["t"] == "password_set", reply
         before = (await house.store.account_by_name("ada")).password
         assert ",t=2," in before
-        house.lobby.hasher = Hasher(time_cost=3)  # a release raised the cost
+        house.lobby.accounts.hasher = Hasher(time_cost=3)  # a release raised the cost
         sign_in = {"t": "hello", "v": 1, "name": "ada", "password": secret}
 
         other.execute("BEGIN IMMEDIATE")
@@ -180,7 +180,9 @@ async def test_a_rehash_the_store_refuses_waits_for_the_next_sign_in(tmp_path, c
 def view_at(house, room, entries):
     """The spectator view a fresh room rebuilt from ``entries`` shows."""
     live = house.lobby.rooms[room]
-    copy = Room(live.record, find_game(live.game.name), house.lobby.services, journal=entries)
+    copy = Room(
+        live.record, find_game(live.game.name), house.lobby.registry.services, journal=entries
+    )
     return copy.view(None)
 
 

@@ -285,6 +285,6 @@ async def test_a_barred_name_is_said_and_not_reconnected(page: Page, server: Ser
     await expect(page.get_by_role("alert")).to_contain_text("barred the name Fay")
     await asyncio.sleep(1)  # Playwright may tell of the socket after the page showed its end
     assert len(opened) == 1, opened  # that one hello, no retries
-    await server.lobby.bar("Fay", False)  # the bar lifted: the key kept plays on
+    await server.lobby.accounts.bar("Fay", False)  # the bar lifted: the key kept plays on
     await page.get_by_role("button", name="Fay", exact=True).click()
     await lobby_ready(page)

@@ -390,7 +390,7 @@ async def test_a_barred_name_keeps_its_key_says_so_at_each_start_and_plays_on_wh
     async with app_for(url, "ada").run_test() as pilot:
         await screen_of(pilot, LobbyScreen)
         token = pilot.app.conn.token
-        await server.lobby.bar("ada", True)
+        await server.lobby.accounts.bar("ada", True)
         await until(pilot, lambda: pilot.app.signed_out is not None)
         assert "barred by the host" in pilot.app.signed_out
     assert load_identity(url) == ("ada", token)
@@ -398,7 +398,7 @@ async def test_a_barred_name_keeps_its_key_says_so_at_each_start_and_plays_on_wh
         ask = await screen_of(pilot, NameScreen)
         assert "barred by the host" in str(ask.problem)
     assert load_identity(url) == ("ada", token)
-    await server.lobby.bar("ada", False)
+    await server.lobby.accounts.bar("ada", False)
     async with app_for(url, None).run_test() as pilot:
         await screen_of(pilot, LobbyScreen)
         assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", token)
@@ -417,7 +417,7 @@ async def test_a_name_typed_in_fullwidth_letters_resumes_with_its_key(url):
 
 async def test_past_the_names_budget_the_app_asks_again_and_a_name_of_yours_plays(server, url):
     """A new name past --names-per-address is said, and the names already made sign in."""
-    server.lobby.new_names.per_hour = 1
+    server.lobby.accounts.new_names.per_hour = 1
     async with app_for(url, "ada").run_test() as pilot:
         await screen_of(pilot, LobbyScreen)
     async with app_for(url, "bea").run_test(size=(80, 24)) as pilot:

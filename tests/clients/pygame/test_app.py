@@ -388,7 +388,7 @@ async def test_o_on_a_name_without_a_password_asks_offers_one_and_loses_nothing(
 async def test_a_barred_name_keeps_its_key_and_plays_on_when_the_bar_is_lifted(app, server, url):
     """Issue 37 (3): close 4002 deleted the token, and the name was lost for good."""
     token = load_identity(url, "ada")[1]
-    await server.lobby.bar("ada", True)
+    await server.lobby.accounts.bar("ada", True)
     await run_until(app, lambda: isinstance(app.scene, NameScene), what="barred")
     assert "barred by the host" in app.scene.notice_text
     assert load_identity(url, "ada") == ("ada", token)
@@ -398,7 +398,7 @@ async def test_a_barred_name_keeps_its_key_and_plays_on_when_the_bar_is_lifted(a
         lambda: isinstance(app.scene, NameScene) and "barred" in app.scene.notice_text,
         what="barred again",
     )
-    await server.lobby.bar("ada", False)
+    await server.lobby.accounts.bar("ada", False)
     app.scene.go("ada")
     await run_until(app, lambda: app.online and isinstance(app.scene, LobbyScene), what="back")
     assert load_identity(url, "ada") == ("ada", token)
