@@ -70,7 +70,9 @@ from tilehall.server.bots.base import Bot
 from tilehall.server.games import find_game
 from tilehall.server.games.base import Game, step
 from tilehall.server.ops.keys import read_admin_key
-from tilehall.server.store.base import JournalEntry, RoomRecord, Store, StoreUnavailable
+from tilehall.server.store.base import Store
+from tilehall.server.store.errors import StoreUnavailable
+from tilehall.server.store.records import JournalEntry, RoomRecord
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 

@@ -71,7 +71,7 @@ from tilehall.server.games.base import START, step
 from tilehall.server.lobby import Lobby
 from tilehall.server.room.core import view_patch, visible
 from tilehall.server.store import open_store
-from tilehall.server.store.base import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
+from tilehall.server.store.records import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
 
 __all__ = ["main", "room_run", "steps"]
 

@@ -189,7 +189,7 @@ class PageServer(ServerProcess):
         if self.web is None:
             return cmd
         start = (
-            "import sys; from pathlib import Path; import tilehall.server.web as web; "
+            "import sys; from pathlib import Path; import tilehall.server.net.web as web; "
             f"web.web_folder = lambda: Path({str(self.web.resolve())!r}); "
             "from tilehall.server.app import main; main(sys.argv[1:])"
         )

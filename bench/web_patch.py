@@ -31,7 +31,7 @@ from typing import Any
 import msgpack
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
-from tilehall.server.web import WebFiles
+from tilehall.server.net.web import WebFiles
 from websockets.asyncio.client import connect
 
 from tests.web.browser import CHROMIUM, MISSING, launch

@@ -25,16 +25,16 @@ from tilehall.protocol import ErrorCode, ProtocolError, decode
 from tilehall.server.build import build_name
 from tilehall.server.config import Config, add_options, read_options, read_secret
 from tilehall.server.files import private_dir
-from tilehall.server.forwarded import client_ip, network
 from tilehall.server.lobby import Lobby
+from tilehall.server.net.forwarded import client_ip, network
+from tilehall.server.net.session import Session
+from tilehall.server.net.web import WILDCARD_HOSTS, WebFiles, who_can_open
 from tilehall.server.ops.http import http_handler
 from tilehall.server.ops.listener import AdminListener, ListenError, cannot_listen
 from tilehall.server.ops.logs import JsonFormatter
 from tilehall.server.ops.metrics import watch_gc
-from tilehall.server.session import Session
 from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
-from tilehall.server.web import WILDCARD_HOSTS, WebFiles, who_can_open
 from websockets.asyncio.server import Server as WSServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed

@@ -20,7 +20,7 @@ from dataclasses import MISSING, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tilehall.server.forwarded import network
+from tilehall.server.net.forwarded import network
 
 __all__ = [
     "Config",
@@ -316,7 +316,7 @@ class Config:
         parse=_proxy,
         doc="""Reverse proxies (addresses or CIDR blocks; the option once for each) whose
         ``X-Forwarded-For`` names the client: the per-address limits then count players,
-        not the proxy (see :mod:`tilehall.server.forwarded`). Empty: the header is ignored.""",
+        not the proxy (see :mod:`tilehall.server.net.forwarded`). Empty: the header is ignored.""",
     )
     web: bool = setting(
         True,

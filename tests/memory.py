@@ -25,7 +25,8 @@ from tilehall.protocol import SERVER_MESSAGES, ProtocolError, check, decode, enc
 from tilehall.server.config import Config, Limits
 from tilehall.server.lobby import Lobby
 from tilehall.server.store import open_store
-from tilehall.server.store.base import JournalEntry, PlayerRecord, Store
+from tilehall.server.store.base import Store
+from tilehall.server.store.records import JournalEntry, PlayerRecord
 from tilehall.server.store.sqlite import SQLiteStore
 
 from tests import helpers
@@ -86,7 +87,7 @@ class FakeClock:
 
 
 class MemoryMember:
-    """A :class:`tilehall.server.member.Member` that keeps every frame it is sent, decoded."""
+    """A :class:`tilehall.server.room.member.Member` that keeps every frame it is sent, decoded."""
 
     def __init__(self, peer: str = "memory") -> None:
         self.player: PlayerRecord | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord
+from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
 
 
 def table(

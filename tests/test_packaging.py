@@ -138,7 +138,7 @@ def test_the_web_client_ships_as_package_data(installed):
     }
     assert shipped == tracked
     code = (
-        "from tilehall.server.web import WebFiles, web_folder; w = WebFiles.load(); "
+        "from tilehall.server.net.web import WebFiles, web_folder; w = WebFiles.load(); "
         "print(web_folder()); print(sorted(w.files))"
     )
     done = _run_installed(installed, "-c", code)
@@ -150,10 +150,10 @@ def test_the_web_client_ships_as_package_data(installed):
 
 @pytest.mark.slow  # a pip install
 def test_unicodes_confusables_ship_with_the_server(installed):
-    """Name skeletons read server/confusables.txt: the install carries it, and its
+    """Name skeletons read server/names/confusables.txt: the install carries it, and its
     notice (Unicode's licence asks for it with every copy)."""
-    shipped = installed / "tilehall" / "server" / "confusables.txt"
-    assert shipped.read_bytes() == (ROOT / "server" / "confusables.txt").read_bytes()
+    shipped = installed / "tilehall" / "server" / "names" / "confusables.txt"
+    assert shipped.read_bytes() == (ROOT / "server" / "names" / "confusables.txt").read_bytes()
     assert "UNICODE LICENSE V3" in shipped.read_text(encoding="utf-8")
     code = "from tilehall.server.names import skeleton; print(skeleton('mara'))"
     done = _run_installed(installed, "-c", code)

@@ -516,7 +516,7 @@ class Harness:
 
     async def phase_journal(self) -> dict[str, Any]:
         """Append to a fresh SQLite store from many rooms at once, as rooms do."""
-        from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord
+        from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
         from tilehall.server.store.sqlite import SQLiteStore
 
         cfg = self.cfg

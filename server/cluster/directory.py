@@ -18,7 +18,7 @@ from typing import Any
 from tilehall.server.cluster.wire import Entry, Topics, code_hash, pack, unpack
 from tilehall.server.lobby import Lobby
 from tilehall.server.room import Room
-from tilehall.server.store.base import StoreUnavailable
+from tilehall.server.store.errors import StoreUnavailable
 from tilehall.server.store.postgres import PostgresStore
 
 __all__ = ["Directory"]

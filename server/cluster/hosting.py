@@ -20,7 +20,7 @@ from tilehall.protocol import ErrorCode, ProtocolError, encode
 from tilehall.server.cluster.wire import Topics, pack
 from tilehall.server.games.base import GameError
 from tilehall.server.lobby import Lobby
-from tilehall.server.store.base import PlayerRecord
+from tilehall.server.store.records import PlayerRecord
 
 __all__ = ["RELAYED", "Hosting", "Link", "StandIn"]
 
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 
 class StandIn:
-    """A connection on another node, as a :class:`~tilehall.server.member.Member` here.
+    """A connection on another node, as a :class:`~tilehall.server.room.member.Member` here.
 
     Frames sent to it go to its node's :class:`Link`. It is never closed from
     here: the connection belongs to its own node.

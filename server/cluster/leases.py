@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable
 
 import asyncpg
-from tilehall.server.store.base import StoreUnavailable
+from tilehall.server.store.errors import StoreUnavailable
 from tilehall.server.store.postgres import NodeRecord, PostgresStore
 
 __all__ = ["Leases"]

@@ -39,10 +39,11 @@ from tilehall.server.cluster.wire import CONTROL, Entry, Presence, catch_up_upda
 from tilehall.server.config import Config, read_secret
 from tilehall.server.games.base import GameError
 from tilehall.server.lobby import Lobby
-from tilehall.server.member import Member
 from tilehall.server.room import Room
-from tilehall.server.store.base import RoomRecord, StoreUnavailable
+from tilehall.server.room.member import Member
+from tilehall.server.store.errors import StoreUnavailable
 from tilehall.server.store.postgres import NodeRecord, PostgresStore
+from tilehall.server.store.records import RoomRecord
 
 __all__ = ["Cluster"]
 

@@ -24,8 +24,8 @@ from typing import Any
 import aiomqtt
 from tilehall.protocol import ErrorCode, ProtocolError
 from tilehall.server.cluster.wire import Entry, Topics, catch_up_update, code_hash, pack, unpack
-from tilehall.server.member import Member
-from tilehall.server.store.base import StoreUnavailable
+from tilehall.server.room.member import Member
+from tilehall.server.store.errors import StoreUnavailable
 from tilehall.server.store.postgres import PostgresStore
 
 __all__ = ["REQUEST_TIMEOUT", "Pending", "Relay", "RemoteRoom"]

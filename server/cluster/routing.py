@@ -17,7 +17,7 @@ from typing import Any
 from tilehall.server.cluster.hosting import RELAYED
 from tilehall.server.cluster.relay import RemoteRoom
 from tilehall.server.lobby import Lobby, Reply, Route
-from tilehall.server.member import Member
+from tilehall.server.room.member import Member
 
 __all__ = ["route_remote_first"]
 

@@ -1,7 +1,7 @@
 """The lobby: every request of a connection, and the rooms of this server.
 
 One :class:`Lobby` per server process. It turns decoded requests into replies
-and refusals (:meth:`Lobby.receive`) for any :class:`~tilehall.server.member.Member`;
+and refusals (:meth:`Lobby.receive`) for any :class:`~tilehall.server.room.member.Member`;
 the WebSocket handling around it lives in :mod:`tilehall.server.app`, so the
 lobby and its rooms can be driven in memory, with a clock the caller moves.
 

@@ -2,10 +2,10 @@
 
 A player holds one token per device (the store's tokens table, each kept as
 its SHA-256). A name may be protected by a password (kept as an Argon2id hash,
-checked off the event loop by :class:`~tilehall.server.passwords.Hasher`);
+checked off the event loop by :class:`~tilehall.server.names.passwords.Hasher`);
 ``hello {name, password}`` then opens a session on any device and gives it a
 token of its own. Wrong passwords are counted per address and name, per
-address and per name (:class:`~tilehall.server.passwords.Attempts`): five from
+address and per name (:class:`~tilehall.server.names.passwords.Attempts`): five from
 one address lock that address out of that name for ten minutes, while another
 address's right password still signs in; past a hundred in a day from
 everywhere, the name's password is checked once a minute. Sessions signed in
@@ -38,9 +38,8 @@ from typing import Any
 
 from tilehall.protocol import CloseCode, ErrorCode, ProtocolError
 from tilehall.server.lobby.registry import Registry, hash_token
-from tilehall.server.member import Member
 from tilehall.server.names import check_new_name, is_bot_name, name_key, validate_name
-from tilehall.server.passwords import (
+from tilehall.server.names.passwords import (
     MAX_KEYS,
     SLOW_EVERY,
     Attempts,
@@ -52,12 +51,9 @@ from tilehall.server.passwords import (
     normalized,
     same_code,
 )
-from tilehall.server.store.base import (
-    AccountRecord,
-    NameTaken,
-    PlayerRecord,
-    StoreUnavailable,
-)
+from tilehall.server.room.member import Member
+from tilehall.server.store.errors import NameTaken, StoreUnavailable
+from tilehall.server.store.records import AccountRecord, PlayerRecord
 
 __all__ = ["BUSY_RETRY", "Accounts", "NewNames"]
 

@@ -25,7 +25,7 @@ from tilehall.server.lobby.pages import (
     packed,
 )
 from tilehall.server.lobby.registry import Registry
-from tilehall.server.member import Member
+from tilehall.server.room.member import Member
 
 __all__ = ["Listing"]
 

@@ -12,13 +12,10 @@ from tilehall.server.bots import find_bot
 from tilehall.server.games import Game, Status
 from tilehall.server.lobby.membership import Membership
 from tilehall.server.lobby.registry import Registry
-from tilehall.server.member import Member
 from tilehall.server.names import is_bot_name, is_plain_bot_name, validate_name
-from tilehall.server.store.base import (
-    RoomRecord,
-    RoomTaken,
-    SeatRecord,
-)
+from tilehall.server.room.member import Member
+from tilehall.server.store.errors import RoomTaken
+from tilehall.server.store.records import RoomRecord, SeatRecord
 
 __all__ = ["Making"]
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from tilehall.protocol import ErrorCode, ProtocolError, encode
 from tilehall.server.lobby.registry import Registry
-from tilehall.server.member import Member
 from tilehall.server.names import clean_chat
 from tilehall.server.room import Room
+from tilehall.server.room.member import Member
 
 __all__ = ["Membership"]
 

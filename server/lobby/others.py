@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from tilehall.server.member import Member
 from tilehall.server.room import Room
-from tilehall.server.store.base import RoomRecord
+from tilehall.server.room.member import Member
+from tilehall.server.store.records import RoomRecord
 
 __all__ = ["Alone", "Others"]
 

@@ -16,14 +16,11 @@ from tilehall.protocol import ErrorCode, ProtocolError, encode_with, pack_array
 from tilehall.server.games import Status, find_game
 from tilehall.server.lobby.pages import PAGE_DEFAULT, Frame, Page, packed
 from tilehall.server.lobby.registry import Registry
-from tilehall.server.member import Member
 from tilehall.server.ratings import RATED_GAMES, Rating, board_cursor, board_position, is_rated
+from tilehall.server.room.member import Member
 from tilehall.server.room.replays import Replays
-from tilehall.server.store.base import (
-    FinishedRoom,
-    RoomRecord,
-    StoreUnavailable,
-)
+from tilehall.server.store.errors import StoreUnavailable
+from tilehall.server.store.records import FinishedRoom, RoomRecord
 
 __all__ = ["Records"]
 

@@ -14,12 +14,13 @@ from tilehall.server.clock import Clock, SystemClock, Timer
 from tilehall.server.config import Config
 from tilehall.server.games import Game, OptionError, Status, all_games, find_game
 from tilehall.server.lobby.others import Alone, Others
-from tilehall.server.member import Member
 from tilehall.server.ops.metrics import Metrics
 from tilehall.server.ratings import describe as describe_ratings
 from tilehall.server.room import Room, RoomServices
-from tilehall.server.store.base import JournalEntry, RoomRecord, Store
+from tilehall.server.room.member import Member
+from tilehall.server.store.base import Store
 from tilehall.server.store.health import StoreHealth
+from tilehall.server.store.records import JournalEntry, RoomRecord
 
 __all__ = ["Registry", "hash_token"]
 

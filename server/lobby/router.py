@@ -31,11 +31,12 @@ from tilehall.server.lobby.membership import Membership
 from tilehall.server.lobby.pages import ROOMS_PER_REQUEST, Frame
 from tilehall.server.lobby.records import Records
 from tilehall.server.lobby.registry import Registry
-from tilehall.server.member import Member
+from tilehall.server.names.passwords import Hasher
 from tilehall.server.ops.metrics import Metrics
-from tilehall.server.passwords import Hasher
 from tilehall.server.room import Room
-from tilehall.server.store.base import Store, StoreUnavailable
+from tilehall.server.room.member import Member
+from tilehall.server.store.base import Store
+from tilehall.server.store.errors import StoreUnavailable
 from tilehall.server.store.health import StoreHealth
 
 __all__ = ["BEFORE_HELLO", "Lobby", "Reply", "Route"]

@@ -25,7 +25,7 @@ from tilehall.server.config import default_data_dir
 from tilehall.server.games import Game, find_game
 from tilehall.server.games.base import step
 from tilehall.server.ops.keys import ADMIN_FILE, ADMIN_KEY, read_admin_key
-from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord
+from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
 
 __all__ = ["load_export", "main", "replay_export"]
 

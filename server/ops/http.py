@@ -4,7 +4,7 @@ Load balancers probe the port they send players to, so the game port answers
 the health checks before any WebSocket handshake; it answers 404 for
 ``/metrics`` and ``/admin/...``, which are the admin listener's
 (:mod:`.listener`). Its other plain GETs are the web client's
-(:mod:`tilehall.server.web`), unless ``--no-web``. :func:`render` is the
+(:mod:`tilehall.server.net.web`), unless ``--no-web``. :func:`render` is the
 Prometheus exposition the admin listener serves.
 """
 
@@ -179,7 +179,7 @@ async def http_handler(
     """The game port's HTTP: health, readiness and the web client; None: the handshake goes on.
 
     ``/metrics`` and ``/admin/...`` are 404 here: they are the admin listener's.
-    Any other plain request is the web client's (:mod:`tilehall.server.web`),
+    Any other plain request is the web client's (:mod:`tilehall.server.net.web`),
     unless ``--no-web`` turned it off.
     """
     path = request.path.split("?", 1)[0]

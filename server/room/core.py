@@ -57,7 +57,6 @@ from tilehall.server.games.base import (
     stand_in,
     step,
 )
-from tilehall.server.member import Member
 from tilehall.server.room.events import (
     Act,
     Answer,
@@ -98,10 +97,12 @@ from tilehall.server.room.events import (
     Written,
 )
 from tilehall.server.room.lifecycle import Change, Phase, moved
+from tilehall.server.room.member import Member
 from tilehall.server.room.outcome import rated, score_records
 from tilehall.server.room.seating import choose_seat, seat_of
-from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord, StoreUnavailable
+from tilehall.server.store.errors import StoreUnavailable
 from tilehall.server.store.health import MIN_RETRY_AFTER
+from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
 
 __all__ = ["PRIVATE", "REBUILD_BACKOFF", "RECENT", "Health", "RoomCore", "timed", "visible"]
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import enum
 from typing import Any, NamedTuple
 
-from tilehall.server.member import Member
 from tilehall.server.ratings import RatedGame
-from tilehall.server.store.base import JournalEntry, RoomRecord, ScoreRecord, SeatRecord
+from tilehall.server.room.member import Member
+from tilehall.server.store.records import JournalEntry, RoomRecord, ScoreRecord, SeatRecord
 
 __all__ = [
     "Act",

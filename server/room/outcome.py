@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from tilehall.server.games import Game
 from tilehall.server.ratings import RatedGame, Seat, is_rated
-from tilehall.server.store.base import ScoreRecord, SeatRecord
+from tilehall.server.store.records import ScoreRecord, SeatRecord
 
 __all__ = ["rated", "score_records"]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from tilehall.server.games import Game, find_game
 from tilehall.server.games.base import Event, step
-from tilehall.server.store.base import JournalEntry, RoomRecord
+from tilehall.server.store.records import JournalEntry, RoomRecord
 
 __all__ = ["EVERY", "KEPT", "Position", "Replays"]
 

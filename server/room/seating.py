@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from tilehall.protocol import ErrorCode, ProtocolError
 from tilehall.server.names import same_name
-from tilehall.server.store.base import SeatRecord
+from tilehall.server.store.records import SeatRecord
 
 __all__ = ["choose_seat", "seat_of"]
 

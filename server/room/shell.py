@@ -29,7 +29,6 @@ from tilehall.server.bots import Bot, find_bot
 from tilehall.server.clock import Clock
 from tilehall.server.config import Limits
 from tilehall.server.games import Game, Status
-from tilehall.server.member import Member
 from tilehall.server.ops.metrics import Metrics
 from tilehall.server.room.core import RoomCore
 from tilehall.server.room.events import (
@@ -71,16 +70,12 @@ from tilehall.server.room.events import (
     Write,
     Written,
 )
+from tilehall.server.room.member import Member
 from tilehall.server.room.summary import Summary, summary_of
-from tilehall.server.store.base import (
-    AppendRefused,
-    JournalEntry,
-    RoomRecord,
-    SeatRecord,
-    Store,
-    StoreUnavailable,
-)
+from tilehall.server.store.base import Store
+from tilehall.server.store.errors import AppendRefused, StoreUnavailable
 from tilehall.server.store.health import StoreHealth
+from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
 
 __all__ = ["Room", "RoomServices"]
 

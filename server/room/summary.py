@@ -17,7 +17,7 @@ from typing import Any
 
 import msgpack
 from tilehall.server.room.core import RoomCore
-from tilehall.server.store.base import SeatRecord
+from tilehall.server.store.records import SeatRecord
 
 __all__ = ["Summary", "summary_of"]
 

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from tilehall.server.store.base import (
-    AppendRefused,
+from tilehall.server.store.base import Store
+from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken, StoreUnavailable
+from tilehall.server.store.records import (
     JournalEntry,
-    NameTaken,
     PlayerRecord,
     RoomRecord,
-    RoomTaken,
     ScoreRecord,
     SeatRecord,
-    Store,
-    StoreUnavailable,
 )
 
 __all__ = [

@@ -37,21 +37,21 @@ import msgpack
 from tilehall.server.names import KEYS_VERSION, folded_skeleton, name_key, skeleton
 from tilehall.server.ratings import RatedGame, Rating, rate_game
 from tilehall.server.store import queries
-from tilehall.server.store.base import (
-    ROOM_COLUMNS,
+from tilehall.server.store.base import Store
+from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken, StoreUnavailable
+from tilehall.server.store.queries import POSTGRES, Queries
+from tilehall.server.store.records import (
     AccountRecord,
-    AppendRefused,
     FinishedRoom,
     JournalEntry,
-    NameTaken,
     PlayerRecord,
     RatingRecord,
     RoomRecord,
-    RoomTaken,
     ScoreRecord,
     SeatRecord,
-    Store,
-    StoreUnavailable,
+)
+from tilehall.server.store.rows import (
+    ROOM_COLUMNS,
     account_from_row,
     finished_from_row,
     player_keys,
@@ -63,7 +63,6 @@ from tilehall.server.store.base import (
     score_row,
     seats_json,
 )
-from tilehall.server.store.queries import POSTGRES, Queries
 
 __all__ = ["MIGRATIONS", "NodeRecord", "PostgresStore"]
 

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from tilehall.server.store.base import (
+from tilehall.server.store.rows import (
     ACCOUNT_COLUMNS,
     FINISHED_COLUMNS,
     RATING_COLUMNS,

@@ -27,20 +27,20 @@ from tilehall.server.files import create_private, private_dir, private_file
 from tilehall.server.names import KEYS_VERSION, folded_skeleton, name_key, skeleton
 from tilehall.server.ratings import RatedGame, Rating, rate_game
 from tilehall.server.store import queries
-from tilehall.server.store.base import (
+from tilehall.server.store.base import Store
+from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken, StoreUnavailable
+from tilehall.server.store.queries import SQLITE, Queries
+from tilehall.server.store.records import (
     AccountRecord,
-    AppendRefused,
     FinishedRoom,
     JournalEntry,
-    NameTaken,
     PlayerRecord,
     RatingRecord,
     RoomRecord,
-    RoomTaken,
     ScoreRecord,
     SeatRecord,
-    Store,
-    StoreUnavailable,
+)
+from tilehall.server.store.rows import (
     account_from_row,
     finished_from_row,
     player_keys,
@@ -52,7 +52,6 @@ from tilehall.server.store.base import (
     score_row,
     seats_json,
 )
-from tilehall.server.store.queries import SQLITE, Queries
 
 __all__ = ["SQLiteStore"]
 

@@ -18,7 +18,7 @@ import pytest
 from tilehall.protocol import CloseCode
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
-from tilehall.server.passwords import Hasher
+from tilehall.server.names.passwords import Hasher
 from websockets.exceptions import ConnectionClosed
 
 from tests.helpers import ROOT, Raw

@@ -23,7 +23,7 @@ from tilehall.server.cluster import (
     code_hash,
 )
 from tilehall.server.config import Config
-from tilehall.server.store.base import PlayerRecord
+from tilehall.server.store.records import PlayerRecord
 
 from tests.helpers import ROOT
 

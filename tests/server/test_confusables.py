@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
-from tilehall.server import confusables
-from tilehall.server.confusables import compact, prototypes, tr39_skeleton
+from tilehall.server.names import confusables
+from tilehall.server.names.confusables import compact, prototypes, tr39_skeleton
 
 ORIGINAL = (
     "\ufeff# confusables.txt\n"

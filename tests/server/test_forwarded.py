@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tilehall.server.app import parse_args
-from tilehall.server.forwarded import client_ip, network
+from tilehall.server.net.forwarded import client_ip, network
 
 PROXIES = [network("10.0.0.0/8"), network("127.0.0.1"), network("fd00::/8")]
 

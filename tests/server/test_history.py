@@ -18,7 +18,7 @@ from tilehall.server.games import find_game
 from tilehall.server.games.base import START, step
 from tilehall.server.lobby import PAGE_BYTES
 from tilehall.server.room.replays import Replays
-from tilehall.server.store.base import JournalEntry, RoomRecord, SeatRecord
+from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
 
 from tests.helpers import Raw, ServerProcess
 from tests.memory import House, MemoryMember

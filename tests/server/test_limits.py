@@ -10,7 +10,7 @@ import pytest
 from tilehall.protocol import encode
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
-from tilehall.server.session import Session
+from tilehall.server.net.session import Session
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from tests.helpers import Raw

@@ -33,7 +33,7 @@ from tilehall.server.names import (
 from tilehall.server.store import open_store
 from tilehall.server.store import postgres as pg_store
 from tilehall.server.store import sqlite as sqlite_store
-from tilehall.server.store.base import NameTaken
+from tilehall.server.store.errors import NameTaken
 
 from tests.helpers import Raw
 from tests.memory import MemoryMember

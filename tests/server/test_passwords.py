@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from argon2 import PasswordHasher
 from tilehall.protocol import ProtocolError
-from tilehall.server.passwords import (
+from tilehall.server.names.passwords import (
     Attempts,
     Busy,
     Hasher,

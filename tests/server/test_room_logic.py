@@ -171,7 +171,7 @@ async def test_an_older_journal_with_fields_ignored_then_still_replays(house):
     """Before actions were normalised, extra fields were journaled as sent."""
     from tilehall.server.games import find_game
     from tilehall.server.room import Room
-    from tilehall.server.store.base import JournalEntry
+    from tilehall.server.store.records import JournalEntry
 
     a = await house.player("Ada")
     room_id = (await house.call(a, {"t": "create", "game": "ishido"}))["room"]

@@ -20,7 +20,7 @@ import sys
 import asyncpg
 import pytest
 from tilehall.server.games import find_game
-from tilehall.server.passwords import Hasher
+from tilehall.server.names.passwords import Hasher
 from tilehall.server.room import Room
 from tilehall.server.store.sqlite import SQLiteStore
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page
 from tilehall.server.app import Server
-from tilehall.server.web import WebFiles
+from tilehall.server.net.web import WebFiles
 
 from tests.helpers import Raw
 from tests.web.browser import chromium, until

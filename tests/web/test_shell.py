@@ -17,7 +17,7 @@ from playwright.async_api import Browser, Page, expect
 from tilehall.server.app import Server
 from tilehall.server.bots import find_bot
 from tilehall.server.config import Config, Limits
-from tilehall.server.web import network_addresses
+from tilehall.server.net.web import network_addresses
 
 from tests.helpers import Raw
 from tests.web.browser import until

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
-from tilehall.server.web import CSP, WebFiles, network_addresses, web_folder, who_can_open
+from tilehall.server.net.web import CSP, WebFiles, network_addresses, web_folder, who_can_open
 
 from tests.helpers import Raw, ServerProcess
 from tests.web.rawhttp import request

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from tilehall.server.web import web_folder
+from tilehall.server.net.web import web_folder
 
 VENDOR = web_folder() / "vendor"
 TABLE = VENDOR / "VENDORED.md"

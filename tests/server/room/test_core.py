@@ -52,14 +52,8 @@ from tilehall.server.room.events import (
 )
 from tilehall.server.room.lifecycle import TRANSITIONS, Phase
 from tilehall.server.room.summary import summary_of
-from tilehall.server.store.base import (
-    AppendRefused,
-    JournalEntry,
-    PlayerRecord,
-    RoomRecord,
-    SeatRecord,
-    StoreUnavailable,
-)
+from tilehall.server.store.errors import AppendRefused, StoreUnavailable
+from tilehall.server.store.records import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
 
 T0 = 1_800_000_000.0
 

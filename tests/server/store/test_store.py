@@ -11,18 +11,16 @@ from dataclasses import replace
 
 import pytest
 from tilehall.server.store import open_store
-from tilehall.server.store.base import (
-    AppendRefused,
+from tilehall.server.store.base import Store
+from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken
+from tilehall.server.store.records import (
     JournalEntry,
-    NameTaken,
     PlayerRecord,
     RoomRecord,
-    RoomTaken,
     ScoreRecord,
     SeatRecord,
-    Store,
-    seats_json,
 )
+from tilehall.server.store.rows import seats_json
 
 from tests.services import pg_schema
 

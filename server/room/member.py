@@ -1,7 +1,7 @@
 """What the lobby and a room need of whoever is in a room: the :class:`Member` protocol.
 
 Three kinds of member exist: a WebSocket connection
-(:class:`tilehall.server.session.Session`), a connection on another node of a
+(:class:`tilehall.server.net.session.Session`), a connection on another node of a
 cluster (the cluster's stand-in), and, in tests, an in-memory member that keeps
 the frames it was sent. Rooms and the lobby only ever use what is declared
 here, so each kind can be checked against it by the type checker instead of
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from tilehall.server.store.base import PlayerRecord
+from tilehall.server.store.records import PlayerRecord
 
 __all__ = ["Member"]
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tilehall.protocol import encode
 from tilehall.server.config import Limits
-from tilehall.server.store.base import PlayerRecord
+from tilehall.server.store.records import PlayerRecord
 from websockets.asyncio.server import broadcast
 from websockets.exceptions import ConnectionClosed
 

@@ -16,7 +16,7 @@ skeleton is only ever compared, never shown, so here they belong.
 
 Regenerate after a new Unicode release::
 
-    python -m tilehall.server.confusables path/to/confusables.txt
+    python -m tilehall.server.names.confusables path/to/confusables.txt
 
 (from https://www.unicode.org/Public/security/VERSION/confusables.txt), then
 bump nothing else: :data:`VERSION` is read from the file, and the stores make
@@ -150,7 +150,7 @@ def compact(original: bytes) -> str:
         f"# Unicode confusables.txt, Version: {version}",
         dated,
         f"# Made from the original (SHA-256 {digest}) by",
-        "# `python -m tilehall.server.confusables confusables.txt`: only its mapping lines'",
+        "# `python -m tilehall.server.names.confusables confusables.txt`: only its mapping lines'",
         "# source and prototype, in its order; https://www.unicode.org/reports/tr39 says",
         "# what they mean. The original: https://www.unicode.org/Public/security/"
         f"{version}/confusables.txt",
@@ -168,10 +168,10 @@ def compact(original: bytes) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tilehall.server.confusables ORIGINAL``: write the shipped table from it."""
+    """``python -m tilehall.server.names.confusables ORIGINAL``: write the shipped table from it."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m tilehall.server.confusables confusables.txt", file=sys.stderr)
+        print("usage: python -m tilehall.server.names.confusables confusables.txt", file=sys.stderr)
         return 2
     shipped = compact(Path(args[0]).read_bytes())
     DATA.write_text(shipped, encoding="utf-8")

@@ -7,7 +7,7 @@ table keeps each under a unique index:
 - :func:`name_key`, the name NFKC-normalised and case-folded: ``alice`` in
   fullwidth letters and ``ALICE`` are ``alice``.
 - :func:`skeleton`, its confusable skeleton, taken of the name as typed: the
-  full skeleton of Unicode's UTS #39 (:mod:`tilehall.server.confusables`,
+  full skeleton of Unicode's UTS #39 (:mod:`tilehall.server.names.confusables`,
   ASCII rows included), then case folded, with :data:`OWN_PROTOTYPES` for the
   look-alikes of several letters UTS #39 leaves out, until nothing changes.
   ``COMP-1`` in Cyrillic letters, ``C0MP-1`` and ``COMP-l`` are one;
@@ -51,8 +51,8 @@ import unicodedata
 
 import disarm
 from tilehall.protocol import ErrorCode, ProtocolError
-from tilehall.server.confusables import VERSION as CONFUSABLES_VERSION
-from tilehall.server.confusables import tr39_skeleton
+from tilehall.server.names.confusables import VERSION as CONFUSABLES_VERSION
+from tilehall.server.names.confusables import tr39_skeleton
 
 __all__ = [
     "KEYS_VERSION",
