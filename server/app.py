@@ -439,7 +439,7 @@ MIDDLE_COLLECTION_EVERY = 50
 FULL_COLLECTION_EVERY = 20
 """Middle collections between two full ones (CPython's default: 10): with
 :data:`MIDDLE_COLLECTION_EVERY`, a full collection may come once in 1,000 young
-ones, as with the 10 and 100 this server ran before."""
+ones, the pace CPython's defaults set with young collections 10 times as often."""
 
 
 def tune_gc() -> None:
@@ -456,25 +456,12 @@ def tune_gc() -> None:
     are recovered: a frozen object is never collected, and a recovered room must
     be freed once its game is over.
 
-    The young threshold stays CPython's 700. A threshold of 50,000 (tried on
-    26 Nov 2026) took the middle collections out of 20-second runs and with
-    them most of that p99, but over 90 s of a thousand rooms it gave a young
-    collection of 40-67 ms every ~8 s and a middle one of 326-363 ms: a worse
-    p99 than the default's (31-33 ms against 18-21 ms), for a third of the
-    pause time. The default's 90 s runs each had one full collection, too,
-    of 432-500 ms, until undo's entries and copies were kept pickled and
-    Ishido's views stopped making a list per stone and square: the old
-    generation then held a fifth as many objects, and no full collection came
-    in 90 s (one forced at the end took 216 ms).
-
-    A middle collection walks what outlived a young one: each connection's
-    pending read and each room's kept views, some 20,000 objects at a thousand
-    rooms, whether it comes after 10 young collections or after 50. At 10 they
-    were 53 in a minute of a thousand rooms playing a move a second each, half
-    of them 10-25 ms; at 50, 11-12 (2.5-25 ms), and the time paused in them
-    went from 0.36 s to 0.14-0.15 s a minute, the moves over 5 ms (server's
-    histogram) from 0.11-0.21 % to 0.07-0.10 % (26 Nov 2026). See
-    tests/perf/RESULTS.md.
+    The young threshold stays CPython's 700: a much larger one trades many small
+    pauses for rare long ones, a worse act->update p99. Middle collections come
+    after 50 young ones, not 10: each walks what outlived a young one (every
+    connection's pending read, the views rooms keep), however often it comes.
+    The measurements behind both are in tests/perf/RESULTS.md ("The collector: 50,000
+    tried" and "Middle collections a fifth as often").
     """
     gc.collect()
     gc.freeze()

@@ -47,16 +47,3 @@ def test_ruff_is_clean():
 def test_mypy_strict_is_clean():
     out = typecheck.run()
     assert out.returncode == 0, out.stdout + out.stderr
-
-
-def test_no_module_of_the_server_is_over_700_lines():
-    """Each module of ``server/`` and ``server/cluster/`` does one job (docs/architecture.md,
-    "Where each job lives"); one that grows past 700 lines has taken on a second, as
-    ``room.py`` (1,176 lines, eight jobs) and ``lobby.py`` had before issue 28."""
-    long = {
-        str(path.relative_to(ROOT)): n
-        for folder in ("server", "server/cluster")
-        for path in sorted((ROOT / folder).glob("*.py"))
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 700
-    }
-    assert not long, f"modules over 700 lines: {long}"

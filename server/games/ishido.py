@@ -202,12 +202,6 @@ def _assignments(stone: Stone, around: Sequence[tuple[int, Stone]]) -> list[tupl
     return found
 
 
-def _touching(around: Sequence[tuple[int, Stone]], group: tuple[int, ...]) -> bool:
-    """True when the two neighbours in ``group`` share a corner (not opposite sides)."""
-    a, b = (around[i][0] for i in group)
-    return a // 2 != b // 2
-
-
 def fits(stone: Stone, around: Sequence[tuple[int, Stone]], *, touching: bool = True) -> bool:
     """Whether ``stone`` may go on a square whose occupied neighbours are ``around``.
 

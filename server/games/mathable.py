@@ -285,11 +285,6 @@ class Placement:
     directions: int
     points: int
 
-    @property
-    def earns_draw(self) -> bool:
-        """Placed on an operator square: one optional extra draw this turn."""
-        return self.at in OPERATORS
-
 
 def all_placements(board: Board, rack: Iterable[int]) -> list[Placement]:
     """Every legal (tile, square) for the distinct tiles of ``rack``, row-major then by tile."""

@@ -71,7 +71,7 @@ GC_PAUSES = tuple(Histogram() for _ in range(3))
 def watch_gc() -> None:
     """Time every garbage collection of this process into :data:`GC_PAUSES`.
 
-    The collector stops the event loop while it runs; its full passes were once
+    The collector stops the event loop while it runs; its full passes can be
     the whole act->update p99, so an operator should see them. Process-wide,
     hence called by the server process, not by each :class:`Metrics`.
     """

@@ -632,18 +632,6 @@ class PostgresStore(Store):
         )
         return room_from_row(row) if row else None
 
-    @_guarded
-    async def unfinished_by_node(self) -> dict[str, list[str]]:
-        """Every unfinished room's id, by the node that hosts it (cluster-wide listings)."""
-        rows = await self.pool.fetch(
-            "SELECT node, id FROM rooms WHERE status <> 'over'"
-            ' ORDER BY node, created_at, id COLLATE "C"'
-        )
-        out: dict[str, list[str]] = {}
-        for node, rid in rows:
-            out.setdefault(node, []).append(rid)
-        return out
-
     # -- journal -------------------------------------------------------------------
 
     def append(self, entry: JournalEntry) -> asyncio.Future[None]:
