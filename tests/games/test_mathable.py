@@ -528,7 +528,7 @@ def test_refusals_name_the_problem_and_change_nothing():
         (seat, {"do": "place", "tile": "7", "at": [7, 8]}, InvalidMove, GameCode.BAD_FIELD),
         (seat, {"do": "place", "tile": True, "at": [7, 8]}, InvalidMove, GameCode.BAD_FIELD),
         (seat, {"do": "place", "tile": 7, "at": [7, 14]}, InvalidMove, GameCode.BAD_CELL),
-        (seat, {"do": "place", "tile": 7, "at": "7,8"}, InvalidMove, GameCode.BAD_CELL),
+        (seat, {"do": "place", "tile": 7, "at": "7,8"}, InvalidMove, GameCode.BAD_FIELD),
         (seat, {"do": "exchange", "tiles": [1, "x"]}, InvalidMove, GameCode.BAD_FIELD),
         (seat, {"do": "exchange"}, InvalidMove, GameCode.MISSING_FIELD),
         (5, {"do": "end"}, InvalidMove, GameCode.BAD_SEAT),
