@@ -233,8 +233,8 @@ class FrameSchema:
 
     Two validators, so that checking every frame of the suite costs little:
     ``fastjsonschema`` compiles the document to Python (draft-07 is the newest
-    it knows, so ``prefixItems`` is handed to it as draft-07's list form of
-    ``items``, and ``$ref`` beside other keywords as an ``allOf``) and says yes
+    it knows, so it reads the draft-07 translation that protocol/asyncapi.yaml's
+    payloads are made with, :func:`tilehall.protocol.asyncapi.draft07`) and says yes
     or no; ``jsonschema``, the reference for 2020-12, reads again every frame
     the fast one refuses (for the message and the schema path, and as a second
     opinion). Draft-07 counts a float with an integral value as an integer and
@@ -264,7 +264,11 @@ class FrameSchema:
             "type": "object",
             "properties": {side: {"$ref": f"#/$defs/{side}"} for side in ("client", "server")},
         }
-        code = fastjsonschema.compile_to_code(_draft7(both), use_default=False)
+        # The translation protocol/asyncapi.yaml's payloads are made with: the suite's
+        # verdicts on every frame are then the AsyncAPI payloads' too.
+        from tilehall.protocol.asyncapi import draft07
+
+        code = fastjsonschema.compile_to_code(draft07(both, "#/$defs/"), use_default=False)
         # draft-07 takes 7.0 for an integer; msgpack does not: drop that allowance.
         code, strict = _INTEGRAL.subn("", code)
         namespace: dict[str, Any] = {}
@@ -319,23 +323,6 @@ _INTEGRAL = re.compile(r" and not \(isinstance\((\w+), float\) and \1\.is_intege
 def frame_schema() -> FrameSchema:
     """The checked-in schema, compiled once for the whole test session (a few seconds)."""
     return FrameSchema()
-
-
-def _draft7(node: Any) -> Any:
-    """A 2020-12 schema as draft-07 reads it: ``prefixItems`` as a list ``items``, and
-    ``$ref`` (which draft-07 reads alone) in an ``allOf`` when it has siblings."""
-    if isinstance(node, list):
-        return [_draft7(v) for v in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _draft7(v) for k, v in node.items() if k != "$schema"}
-    if "prefixItems" in out:
-        if "items" in out:
-            raise ValueError("prefixItems with items has no draft-07 form here")
-        out["items"] = out.pop("prefixItems")
-    if "$ref" in out and len(out) > 1 and not {"$defs"} & set(out):
-        out["allOf"] = [*out.get("allOf", []), {"$ref": out.pop("$ref")}]
-    return out
 
 
 def _integral_float(value: Any) -> bool:
@@ -440,6 +427,14 @@ def _incomplete_view(msg: dict[str, Any]) -> str | None:
         ]
         if missing:
             problems.append(f"the {game} view lacks {missing}")
+    result = view.get("result")
+    if isinstance(result, dict):
+        fields = {**dict.fromkeys(shapes.RESULT_REQUIRED, ""), **shapes.GAME_RESULTS.get(game, {})}
+        missing = [
+            f for f, shape in fields.items() if not shape.startswith("opt ") and f not in result
+        ]
+        if missing:
+            problems.append(f"the {game} result lacks {missing}")
     events = list(msg.get("events") or [])
     for missed in msg.get("missed") or []:
         events += missed.get("events") or []

@@ -56,7 +56,7 @@ def test_the_checked_in_document_is_what_the_generator_makes_now():
 
 
 def test_it_is_an_asyncapi_3_document_of_one_websocket_channel():
-    assert DOCUMENT["asyncapi"] == "3.0.0"
+    assert DOCUMENT["asyncapi"] == "3.1.0"
     assert {"title", "version"} <= set(DOCUMENT["info"])
     assert DOCUMENT["defaultContentType"] == "application/msgpack"
     assert [s["protocol"] for s in DOCUMENT["servers"].values()] == ["ws"]
