@@ -62,11 +62,14 @@ older client can talk to a newer server). An action is closed: the server refuse
 game does not declare (`bad_field`).
 
 Types are msgpack's: `integer` is a msgpack int (a float with an integral value is not an \
-integer on this wire, as the codec says), `string` a msgpack str, `object` a map with string \
-keys. A msgpack bin is none of the JSON types: where a type is named it is refused, as the \
-server refuses it. What no schema can say is left to the server: the nesting bound \
-({MAX_DEPTH} levels), a name's or a chat text's characters, a cell on a board smaller than the \
-largest a game allows."""
+integer on this wire, as the codec says), `string` a msgpack str, `object` a map. A msgpack \
+bin or ext is none of the JSON types: where a type is named it is refused, as the server \
+refuses it; in a field the server does not read it is ignored. A client's frame nests at most \
+{MAX_DEPTH} levels in every field, read or not (`$defs/client`). What no JSON Schema can say is \
+left to the server (PROTOCOL.md): a map's keys are strings, each once; which game's actions an \
+act may carry (an act names its room, not its game: `$defs/act.<game>` checks one for a client \
+that knows its room's game); a name's or a chat text's characters; a cell on a board smaller \
+than the largest a game allows."""
 
 
 def _type(kind: Kind) -> JSON:
@@ -265,14 +268,23 @@ def _nested_defs() -> JSON:
         defs[name] = schema
     events = defs["missed"]["properties"]["events"]
     defs["missed"]["properties"]["events"] = {**events, "items": {"$ref": "#/$defs/event"}}
-    defs["history_room"]["properties"]["result"] = _nullable({"$ref": "#/$defs/result"})
+    closed = {"$ref": "#/$defs/result.closed"}
+    defs["history_room"]["properties"]["result"] = {
+        "anyOf": [{"$ref": "#/$defs/result"}, closed, _NULL]
+    }
     defs["history_room"]["allOf"] = [
         _when(
             {"game": {"const": game}},
-            {"properties": {"result": _nullable({"$ref": f"#/$defs/result.{game}"})}},
+            {"properties": {"result": {"anyOf": [{"$ref": f"#/$defs/result.{game}"}, closed]}}},
         )
         for game in shapes.GAME_VIEWS
     ]
+    defs["result.closed"] = {
+        "type": "object",
+        "description": "The result of a room an administrator closed before its end: why.",
+        "properties": {"closed": {"type": "string"}},
+        "required": ["closed"],
+    }
     return defs
 
 
