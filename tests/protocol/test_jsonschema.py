@@ -242,9 +242,9 @@ def _inline(text: str) -> list[Any]:
             value = json.loads(span)
         except ValueError:
             continue  # a notation (`[row, col]`, `{"scores": [s], ...}`), not an example
-        if isinstance(value, dict) and ({"e", "do"} & set(value)):
-            found.append(value)
-        elif isinstance(value, list) and value and isinstance(value[0], str):
+        event_or_action = isinstance(value, dict) and bool({"e", "do"} & set(value))
+        compact_event = isinstance(value, list) and bool(value) and isinstance(value[0], str)
+        if event_or_action or compact_event:
             found.append(value)
     return found
 

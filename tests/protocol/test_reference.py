@@ -109,6 +109,10 @@ _KINDS = {
 }
 
 
+DASH = "\u2013"
+"""The pages' en dash between two bounds (1\u201364)."""
+
+
 def _number(n: int) -> str:
     return "2^53" if n == 2**53 else str(n)
 
@@ -125,7 +129,7 @@ def documented_type(f: Field) -> str:
         if f.lo is None:
             out += f" of at most {_number(f.hi)}{unit}"
         else:
-            out += f" {_number(f.lo)}–{_number(f.hi)}{unit}"
+            out += f" {_number(f.lo)}{DASH}{_number(f.hi)}{unit}"
     if f.code != ErrorCode.OUT_OF_RANGE:
         out += f" (`{f.code}`)"
     if f.nullable:
@@ -161,11 +165,11 @@ def test_every_field_of_a_client_message_is_in_its_table_with_its_bounds(t):
 
 def test_the_type_column_is_read_as_written():
     """The table reader itself, on rows written as the pages write them."""
-    section = "| `room` / `code` | str 1–64, optional | exactly one |\n| `seq` | int | x |\n"
+    section = f"| `room` / `code` | str 1{DASH}64, optional | exactly one |\n| `seq` | int | x |\n"
     assert _table(section) == {
-        "room": "str 1–64, optional",
-        "code": "str 1–64, optional",
+        "room": f"str 1{DASH}64, optional",
+        "code": f"str 1{DASH}64, optional",
         "seq": "int",
     }
     seats = CLIENT_MESSAGES["create"].field("seats")
-    assert documented_type(seats) == "list 1–8 items (`bad_seats`), optional"
+    assert documented_type(seats) == f"list 1{DASH}8 items (`bad_seats`), optional"
