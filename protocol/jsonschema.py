@@ -97,13 +97,16 @@ _NULL: JSON = {"type": "null"}
 
 
 def _nullable(schema: JSON) -> JSON:
-    """``schema`` or nil, as one of two: no union ``type`` (Ajv's strict mode refuses them,
-    as a type that means two things is one a code generator cannot map)."""
+    """``schema`` or nil: a ``type`` gains ``"null"`` (the one union Ajv's strict mode takes,
+    as code generators do: a nullable type); anything else is one of the two."""
+    if set(schema) <= {"type", "description"} and isinstance(schema.get("type"), str):
+        return {**schema, "type": [schema["type"], "null"]}
     return {"anyOf": [schema, _NULL]}
 
 
 def _one_of(*types: str) -> JSON:
-    """A value of any of ``types``: one branch each, never a union ``type``."""
+    """A value of any of ``types``: one branch each, never a union ``type`` (Ajv's strict mode
+    refuses a union but a nullable one: a type that means two things maps to no code)."""
     return {"anyOf": [{"type": t} for t in types]}
 
 
@@ -350,8 +353,8 @@ def _event_defs(games: Sequence[Mapping[str, Any]]) -> JSON:
     names: list[str] = []
     lists: list[JSON] = []
     defs: JSON = {"event": _events_by_e(sorted(variants), "event")}
-    for game in games:
-        name = game["name"]
+    for described in games:
+        name = described["name"]
         own = {**shapes.COMMON_EVENTS, **shapes.GAME_EVENTS[name]}
         defs[f"event.{name}"] = _events_by_e(list(own), f"event.{name}", name)
         for e, fields in own.items():
@@ -360,7 +363,7 @@ def _event_defs(games: Sequence[Mapping[str, Any]]) -> JSON:
             if "action" in fields:  # undone: an action of this game, nothing else
                 schema["properties"]["action"] = {"$ref": f"#/$defs/action.{name}"}
             defs[f"event.{name}.{e}"] = schema
-        by_name, as_lists = _compact_forms(name, game["derived"])
+        by_name, as_lists = _compact_forms(name, described["derived"])
         defs[f"event_item.{name}"] = _event_item(f"event.{name}", by_name, as_lists, name)
         names += [e for e in by_name if e not in names]
         lists += as_lists

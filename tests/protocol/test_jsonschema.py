@@ -21,6 +21,7 @@ from tilehall.protocol import jsonschema as generator
 from tilehall.server.games import all_games
 
 from tests.helpers import FrameCheck, FrameSchema, Raw, frame_schema
+from tests.protocol import node
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "protocol" / "PROTOCOL.md").read_text()
@@ -451,3 +452,112 @@ async def test_the_hook_sees_the_frames_of_a_house_without_sockets(house, frames
     assert joined["view"]["status"] == "playing"
     assert frames_match_the_schema.frames >= 6  # hello, welcome, create, created, join, joined
     assert frames_match_the_schema.problems == []
+
+
+# -- Ajv, from the npm registry, in its strict mode (issue 42) ---------------------------------
+
+
+def _json_able(value: Any) -> bool:
+    """Whether ``value`` says the same in JSON: no bin, no ext, no integral float (JSON's
+    ``1.0`` is an integer to Ajv, never to msgpack), string keys only."""
+    if isinstance(value, float):
+        return not value.is_integer()
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_able(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_able(v) for v in value)
+    return value is None or isinstance(value, str | int | bool)
+
+
+@pytest.mark.slow
+def test_ajv_compiles_the_schema_in_its_strict_mode_without_a_warning(tmp_path):
+    """Ajv 8 (Ajv2020) with ``strict: true`` refused the schema: 6 strictRequired, 8
+    strictTypes (union types) and 1 strictTuples. It compiles now, and logs nothing."""
+    assert node.run("ajv_check.mjs", ROOT / "protocol" / generator.SCHEMA_FILE) == {
+        "error": None,
+        "warnings": [],
+        "verdicts": [],
+    }
+    # The check sees what it is for: the schema's old union type and open tuple again.
+    for name, broken in [
+        ("client.join", {"room": {"type": ["string", "integer"]}}),
+        ("event_item", None),
+    ]:
+        doc = copy.deepcopy(SCHEMA.document.schema)
+        if broken is None:
+            doc["$defs"][name]["anyOf"].append(
+                {"type": "array", "minItems": 1, "prefixItems": [{"type": "string"}]}
+            )
+        else:
+            doc["$defs"][name]["properties"].update(broken)
+        (tmp_path / "broken.json").write_text(json.dumps(doc))
+        report = node.run("ajv_check.mjs", tmp_path / "broken.json")
+        assert report["error"] is not None and "strict" in report["error"], (name, report)
+
+
+async def _real_frames(url: str) -> list[tuple[str, Any]]:
+    """Frames of real games: what a client sends and what the server answers and pushes."""
+    frames: list[tuple[str, Any]] = []
+    ada = await Raw.open(url, "Ada")
+
+    async def call(msg: dict[str, Any]) -> dict[str, Any]:
+        frames.append(("client", msg))
+        reply = await ada.call(msg)
+        frames.extend(("server", f) for f in [*ada.pushed, reply])
+        ada.pushed.clear()
+        return reply
+
+    room = (await call({"t": "create", "game": "ishido"}))["room"]
+    joined = await call({"t": "join", "room": room, "compact": True})
+    for _ in range(3):
+        await call({"t": "act", "room": room, "action": {"do": "help"}})
+        at = (await call({"t": "join", "room": room}))["view"]["legal"][0]
+        await call({"t": "act", "room": room, "action": {"do": "place", "at": at}})
+    await call({"t": "act", "room": room, "action": {"do": "undo"}})
+    await call({"t": "act", "room": room, "action": {"do": "place", "at": [99, 0]}})
+    await call({"t": "act", "room": room, "action": {"do": "quit"}})
+    mathable = (await call({"t": "create", "game": "mathable", "seats": ["Ada", "COMP"]}))["room"]
+    await call({"t": "join", "room": mathable, "compact": True})
+    for _ in range(4):
+        await call({"t": "act", "room": mathable, "action": {"do": "end"}})
+    await call({"t": "act", "room": mathable, "action": {"do": "quit"}})
+    await call({"t": "replay", "room": room, "seq": 2})
+    for msg in (
+        {"t": "rooms"},
+        {"t": "history"},
+        {"t": "scores", "game": "ishido"},
+        {"t": "leaderboard", "game": "mathable"},
+        {"t": "chat", "room": room, "text": "gg"},
+        {"t": "join", "room": joined["room"], "seq": 1},
+    ):
+        await call(msg)
+    await ada.close()
+    return frames
+
+
+@pytest.mark.slow
+async def test_ajv_judges_every_frame_as_the_reference_does(url, tmp_path):
+    """Ajv (JavaScript, 2020-12) and jsonschema (Python, 2020-12, the suite's reference) agree
+    on the pages' examples, the frames broken on purpose and the frames of real games."""
+    frames = [(s, m) for s, m in BLOCKS]
+    frames += [(p.values[0], p.values[2]) for p in MUTATED]
+    real = await _real_frames(url)
+    assert len({m["t"] for s, m in real if s == "server"}) >= 11  # 11 kinds of server frame
+    frames = [(side, msg) for side, msg in frames + real if _json_able(msg)]
+    (tmp_path / "frames.json").write_text(json.dumps(frames))
+    report = node.run(
+        "ajv_check.mjs", ROOT / "protocol" / generator.SCHEMA_FILE, tmp_path / "frames.json"
+    )
+    assert report["error"] is None and report["warnings"] == []
+    reference = [
+        SCHEMA.validators[side].is_valid(msg) and SCHEMA.document.is_valid(msg)
+        for side, msg in frames
+    ]
+    assert len(report["verdicts"]) == len(frames)
+    differ = [
+        frames[i]
+        for i, (a, b) in enumerate(zip(report["verdicts"], reference, strict=False))
+        if a != b
+    ]
+    assert differ == []
+    assert sum(reference) > 100 and not all(reference)
