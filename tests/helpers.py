@@ -352,6 +352,9 @@ class FrameCheck:
         self.problems: list[str] = []
         self.frames = 0
         self._valid: set[bytes] = set()
+        self._pending: dict[tuple[int, int], str] = {}
+        """(connection, id): the problem of a sent frame the schema refuses and the codec
+        takes, reported only if the server's answer to it is no error."""
 
     @property
     def schema(self) -> FrameSchema:
@@ -360,13 +363,18 @@ class FrameCheck:
             self._schema = frame_schema()
         return self._schema
 
-    def received(self, data: bytes) -> None:
-        """A frame the server sent to a test client."""
+    def received(self, data: bytes, connection: object = None) -> None:
+        """A frame the server sent to a test client (on ``connection``, when known)."""
         self.frames += 1
-        if data in self._valid:  # the same update to many members, a view sent again...
-            return
         from tilehall.protocol import unpack
 
+        if self._pending and connection is not None:
+            reply = unpack(data, max_size=2**22)
+            problem = self._pending.pop((id(connection), reply.get("re")), None)
+            if problem is not None and reply.get("t") != "error":
+                self.problems.append(problem)
+        if data in self._valid:  # the same update to many members, a view sent again...
+            return
         msg = unpack(data, max_size=2**22)
         problem = self.schema.problem("server", msg) or _incomplete_view(msg)
         if problem is None:
@@ -374,8 +382,14 @@ class FrameCheck:
         else:
             self.problems.append(f"server frame {_short(msg)}: {problem}")
 
-    def sent(self, data: bytes) -> None:
-        """A frame a test client sent to the server."""
+    def sent(self, data: bytes, connection: object = None) -> None:
+        """A frame a test client sent to the server (on ``connection``, when known).
+
+        A frame the codec takes and the schema refuses is a problem once the server's
+        answer on that connection is no error (a lobby may refuse what the codec reads:
+        ``create`` with a seat that is a number); without a connection or an ``id``
+        to match the answer by, at once.
+        """
         from tilehall.protocol import ProtocolError, decode, unpack
 
         self.frames += 1
@@ -395,8 +409,14 @@ class FrameCheck:
         if decoded["t"] == "act" and not _some_game_takes(decoded["action"]):
             return
         problem = self.schema.problem("client", msg)
-        if problem is not None:
-            self.problems.append(f"the server takes client frame {_short(msg)}, but: {problem}")
+        if problem is None:
+            return
+        said = f"the server takes client frame {_short(msg)}, but: {problem}"
+        rid = decoded.get("id")
+        if connection is not None and rid is not None:
+            self._pending[(id(connection), rid)] = said
+        else:
+            self.problems.append(said)
 
     def _remember(self, data: bytes) -> None:
         if len(self._valid) > 20_000:
@@ -502,12 +522,12 @@ def hook_frames() -> None:
     async def checked_recv(self: ClientConnection, *args: Any, **kwargs: Any) -> Any:
         data = await recv(self, *args, **kwargs)
         if FRAME_CHECK is not None and isinstance(data, bytes):
-            FRAME_CHECK.received(data)
+            FRAME_CHECK.received(data, self)
         return data
 
     async def checked_send(self: ClientConnection, message: Any, *args: Any, **kw: Any) -> None:
         if FRAME_CHECK is not None and isinstance(message, bytes | bytearray):
-            FRAME_CHECK.sent(bytes(message))
+            FRAME_CHECK.sent(bytes(message), self)
         await send(self, message, *args, **kw)
 
     ClientConnection.recv = checked_recv  # type: ignore[method-assign,assignment]
