@@ -35,7 +35,7 @@ from tilehall.server.ops import (
     http_handler,
     watch_gc,
 )
-from tilehall.server.session import Session
+from tilehall.server.session import BYTES_PER_REQUEST, Session
 from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
 from tilehall.server.web import WILDCARD_HOSTS, WebFiles, who_can_open
@@ -342,6 +342,8 @@ class Server:
             # Decode before refusing for the rate, so that even a rate_limited
             # refusal carries re and the client can tell which request it lost.
             limited = not session.bucket.take()
+            if len(frame) > BYTES_PER_REQUEST:  # its price beyond one request, paid later
+                session.bucket.charge((len(frame) - 1) // BYTES_PER_REQUEST)
             try:
                 msg = decode(frame, max_size=self.config.limits.max_frame)
             except ProtocolError as exc:

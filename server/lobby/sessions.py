@@ -18,6 +18,7 @@ from tilehall.server.games.base import GameError
 from tilehall.server.lobby.accounts import Accounts
 from tilehall.server.lobby.pages import ROOMS_PER_REQUEST, Frame
 from tilehall.server.member import Member
+from tilehall.server.session import BYTES_PER_REQUEST
 from tilehall.server.store.base import (
     StoreUnavailable,
 )
@@ -180,6 +181,7 @@ class Lobby(Accounts):
             "rooms": limits.max_rooms_per_player,
             "page": PAGE_MAX,
             "rooms_per_request": ROOMS_PER_REQUEST,
+            "bytes_per_request": BYTES_PER_REQUEST,
         }
 
 
