@@ -46,10 +46,10 @@ def _array(items: bytes, n: int) -> bytes:
     return b"\xdd" + n.to_bytes(4, "big") + items * n
 
 
+ACT = {"t": "act", "room": "r1a2b3c4", "action": {"do": "place", "at": [3, 4]}, "seq": 9, "id": 6}
+
 FRAMES: dict[str, bytes] = {
-    "act (everyday)": P(
-        {"t": "act", "room": "r1a2b3c4", "action": {"do": "place", "at": [3, 4]}, "seq": 9, "id": 6}
-    ),  # fmt: skip
+    "act (everyday)": P(ACT),
     "64 KiB: 16,000 small maps": _unread(_array(b"\x81\xa1a\x00", 16_000)),
     "64 KiB: 64,000 ints": _unread(_array(b"\x01", 64_000)),
     "64 KiB: 32,000 short strings": _unread(_array(b"\xa1a", 32_000)),
