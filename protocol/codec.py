@@ -399,8 +399,8 @@ def _unpack_client(data: object, max_size: int) -> Any:
         )
     except msgpack.StackError:
         return _read_deep(bytes(data), max_size)
-    except _BadKeys as exc:
-        raise ProtocolError(ErrorCode.MALFORMED_FRAME, f"{exc}: maps have string keys") from None
+    except _BadKeys as keys:  # a name of its own: mypyc types each handler's variable once
+        raise ProtocolError(ErrorCode.MALFORMED_FRAME, f"{keys}: maps have string keys") from None
     except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, RecursionError) as exc:
         raise ProtocolError(
             ErrorCode.MALFORMED_FRAME,
