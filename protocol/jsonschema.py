@@ -378,6 +378,8 @@ def _event_defs(games: Sequence[Mapping[str, Any]]) -> JSON:
 
 
 def _events_by_e(names: list[str], prefix: str, game: str | None = None) -> JSON:
+    """An event map whose ``e`` is one of ``names``, then that event's fields
+    (``prefix.<e>``): any game's, or ``game``'s own."""
     return {
         "type": "object",
         "description": f"What happened in a {game} game: `e` names the event (its page)."
@@ -392,9 +394,9 @@ def _events_by_e(names: list[str], prefix: str, game: str | None = None) -> JSON
     }
 
 
-def _compact_forms(game: str, templates: Mapping[str, Mapping[str, Any]]) -> tuple[
-    list[str], list[JSON]
-]:  # fmt: skip
+def _compact_forms(
+    game: str, templates: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[str], list[JSON]]:
     """The names a compact update may send alone, and the lists it may send (name, values),
     from ``game``'s templates (``joined.derived``): exact tuples, each value typed as its
     event's field."""
@@ -420,6 +422,8 @@ def _compact_forms(game: str, templates: Mapping[str, Mapping[str, Any]]) -> tup
 
 
 def _event_item(event: str, names: list[str], lists: list[JSON], game: str | None = None) -> JSON:
+    """An item of an update's ``events``: the event map, or its compact forms (a name alone,
+    a list of the name and values: exact tuples, as Ajv's strictTuples asks, not an open one)."""
     forms: list[JSON] = [{"$ref": f"#/$defs/{event}"}]
     if names:
         forms.append({"type": "string", "enum": names})
