@@ -1,9 +1,15 @@
-"""The protocol as an AsyncAPI 3.0 document: one WebSocket channel, its two directions.
+"""The protocol as an AsyncAPI 3.1 document: one WebSocket channel, its two directions.
 
 ``protocol/asyncapi.yaml`` is this module's output (written by ``python -m
-tilehall.protocol.jsonschema`` with the JSON Schema it refers to), checked in
-and tested like it. Each message's payload is a ``$ref`` into
-``tilehall.schema.json``: the fields are said once, there.
+tilehall.protocol.jsonschema`` with the JSON Schema it is made from), checked in
+and tested like it.
+
+Its payloads are the JSON Schema's definitions in JSON Schema draft-07, the
+form AsyncAPI's own schema format extends, in ``components.schemas``: AsyncAPI's
+tools (its parser, ``asyncapi validate``) have no reader for 2020-12 and skip a
+payload they cannot read, so a payload published as 2020-12 was never checked
+by them (issue 42). :func:`draft07` translates, and the test suite checks that
+the translation judges frames as the 2020-12 schema does.
 
 The document describes the server: it *receives* the frames clients send and
 *sends* the others. Pure: no I/O.
@@ -16,14 +22,48 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tilehall.protocol.jsonschema import SCHEMA_FILE
-from tilehall.protocol.schema import CLIENT_MESSAGES, SERVER_MESSAGES, VERSION, MessageSpec
+from tilehall.protocol.schema import (
+    CLIENT_MESSAGES,
+    MAX_DEPTH,
+    SERVER_MESSAGES,
+    VERSION,
+    MessageSpec,
+)
 
-__all__ = ["ASYNCAPI_FILE", "build", "dump"]
+__all__ = ["ASYNCAPI_FILE", "build", "draft07", "dump"]
 
 ASYNCAPI_FILE = "asyncapi.yaml"
-SCHEMA_FORMAT = "application/schema+json;version=2020-12"
+SCHEMA_FORMAT = "application/schema+json;version=draft-07"
 CONTENT_TYPE = "application/msgpack"
+SCHEMAS = "#/components/schemas/"
+"""Where the payloads' definitions are, in the AsyncAPI document."""
+
+
+def draft07(node: Any, refs: str = SCHEMAS) -> Any:
+    """A JSON Schema 2020-12 (sub)schema as draft-07 says the same.
+
+    ``prefixItems`` becomes draft-07's list form of ``items`` (this schema never
+    has both); a ``$ref`` beside other keywords, which draft-07 reads alone,
+    moves into an ``allOf``; ``#/$defs/NAME`` refers to ``refs + NAME``;
+    ``$schema`` and ``$id`` go (the definitions stand in another document).
+
+    Raises:
+        ValueError: a schema with ``prefixItems`` and ``items`` both.
+    """
+    if isinstance(node, list):
+        return [draft07(v, refs) for v in node]
+    if not isinstance(node, Mapping):
+        return node
+    out = {k: draft07(v, refs) for k, v in node.items() if k not in ("$schema", "$id")}
+    if isinstance(out.get("$ref"), str) and out["$ref"].startswith("#/$defs/"):
+        out["$ref"] = refs + out["$ref"][len("#/$defs/") :]
+    if "prefixItems" in out:
+        if "items" in out:
+            raise ValueError("prefixItems with items has no draft-07 form here")
+        out["items"] = out.pop("prefixItems")
+    if "$ref" in out and len(out) > 1 and "$defs" not in out:
+        out["allOf"] = [*out.get("allOf", []), {"$ref": out.pop("$ref")}]
+    return out
 
 
 def _message(side: str, spec: MessageSpec) -> dict[str, Any]:
@@ -34,13 +74,13 @@ def _message(side: str, spec: MessageSpec) -> dict[str, Any]:
         "contentType": CONTENT_TYPE,
         "payload": {
             "schemaFormat": SCHEMA_FORMAT,
-            "schema": {"$ref": f"{SCHEMA_FILE}#/$defs/{side}.{spec.t}"},
+            "schema": {"$ref": f"{SCHEMAS}{side}.{spec.t}"},
         },
     }
 
 
 def build(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The AsyncAPI document whose messages refer to ``schema``'s ``$defs``."""
+    """The AsyncAPI document of ``schema``: its messages, and its ``$defs`` in draft-07."""
     sides = (("client", CLIENT_MESSAGES), ("server", SERVER_MESSAGES))
     messages = {
         f"{side}.{t}": _message(side, spec) for side, specs in sides for t, spec in specs.items()
@@ -58,16 +98,18 @@ def build(schema: Mapping[str, Any]) -> dict[str, Any]:
         ]
 
     return {
-        "asyncapi": "3.0.0",
+        "asyncapi": "3.1.0",
         "info": {
             "title": "Tilehall",
             "version": str(VERSION),
             "description": (
                 "An authoritative game server for tile and board games. One WebSocket per"
                 " client; every frame is one binary message holding one msgpack map whose"
-                " `t` names it. The fields of each message are in tilehall.schema.json"
-                " (generated from the same tables as this document); the prose reference is"
-                " PROTOCOL.md."
+                " `t` names it. Each payload is in components.schemas, JSON Schema draft-07"
+                " made from tilehall.schema.json (2020-12; generated from the same tables);"
+                " the prose reference is PROTOCOL.md. A client's frame nests at most"
+                f" {MAX_DEPTH} levels in every field, read or not: components.schemas.client"
+                " says so, once for every message."
             ),
         },
         "defaultContentType": CONTENT_TYPE,
@@ -104,7 +146,7 @@ def build(schema: Mapping[str, Any]) -> dict[str, Any]:
                 "messages": refs("server"),
             },
         },
-        "components": {"messages": messages},
+        "components": {"messages": messages, "schemas": draft07(schema["$defs"])},
     }
 
 

@@ -40,7 +40,7 @@ from tilehall.protocol.schema import (
     MessageSpec,
 )
 
-__all__ = ["DIALECT", "SCHEMA_FILE", "build", "dump", "main"]
+__all__ = ["DIALECT", "SCHEMA_FILE", "build", "describe_games", "dump", "main"]
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_FILE = "tilehall.schema.json"
@@ -62,11 +62,14 @@ older client can talk to a newer server). An action is closed: the server refuse
 game does not declare (`bad_field`).
 
 Types are msgpack's: `integer` is a msgpack int (a float with an integral value is not an \
-integer on this wire, as the codec says), `string` a msgpack str, `object` a map with string \
-keys. A msgpack bin is none of the JSON types: where a type is named it is refused, as the \
-server refuses it. What no schema can say is left to the server: the nesting bound \
-({MAX_DEPTH} levels), a name's or a chat text's characters, a cell on a board smaller than the \
-largest a game allows."""
+integer on this wire, as the codec says), `string` a msgpack str, `object` a map. A msgpack \
+bin or ext is none of the JSON types: where a type is named it is refused, as the server \
+refuses it; in a field the server does not read it is ignored. A client's frame nests at most \
+{MAX_DEPTH} levels in every field, read or not (`$defs/client`). What no JSON Schema can say is \
+left to the server (PROTOCOL.md): a map's keys are strings, each once; which game's actions an \
+act may carry (an act names its room, not its game: `$defs/act.<game>` checks one for a client \
+that knows its room's game); a name's or a chat text's characters; a cell on a board smaller \
+than the largest a game allows."""
 
 
 def _type(kind: Kind) -> JSON:
@@ -90,11 +93,21 @@ _BOUNDS = {
 }
 
 
+_NULL: JSON = {"type": "null"}
+
+
 def _nullable(schema: JSON) -> JSON:
-    """``schema`` or nil: a ``type`` gains ``"null"``; anything else is one of the two."""
+    """``schema`` or nil: a ``type`` gains ``"null"`` (the one union Ajv's strict mode takes,
+    as code generators do: a nullable type); anything else is one of the two."""
     if set(schema) <= {"type", "description"} and isinstance(schema.get("type"), str):
         return {**schema, "type": [schema["type"], "null"]}
-    return {"anyOf": [schema, {"type": "null"}]}
+    return {"anyOf": [schema, _NULL]}
+
+
+def _one_of(*types: str) -> JSON:
+    """A value of any of ``types``: one branch each, never a union ``type`` (Ajv's strict mode
+    refuses a union but a nullable one: a type that means two things maps to no code)."""
+    return {"anyOf": [{"type": t} for t in types]}
 
 
 def _field(f: Field, extra: JSON | None) -> JSON:
@@ -104,6 +117,8 @@ def _field(f: Field, extra: JSON | None) -> JSON:
         out[lo_key] = f.lo
     if hi_key and f.hi is not None:
         out[hi_key] = f.hi
+    if f.choices:
+        out["enum"] = list(f.choices)
     if extra:
         out = {**out, **extra}
     if f.nullable:
@@ -124,17 +139,61 @@ def _message(spec: MessageSpec, side: str, overlay: Mapping[str, JSON]) -> JSON:
         "required": ["t", *(f.name for f in spec.fields if f.required)],
     }
     if spec.one_of:
-        out["oneOf"] = [{"required": [name]} for name in spec.one_of]
-    if side == "server" and (item := _ITEM_OF.get(spec.t)):
-        out.update(item)
+        out["oneOf"] = [_present(name) for name in spec.one_of]
+    if side == "server":
+        out.update(_whole(spec.t))
     return out
 
 
+def _present(name: str) -> JSON:
+    """A branch of "exactly one of": ``name`` is there. The property is named in the branch
+    too, as Ajv's strict mode (strictRequired) asks of every ``required``."""
+    return {"properties": {name: {}}, "required": [name]}
+
+
+def _depth_defs() -> JSON:
+    """``value.N``: any value nested at most N levels (a scalar is 0; ``[[1]]`` is 2).
+
+    The scalar case is written out at each level rather than referred to: tools that
+    walk a schema as a tree (AsyncAPI's parser) then meet two references a level, not
+    three, and a field's bound costs them 2**8 paths, not 3**8.
+    """
+    scalar: JSON = {"not": {"anyOf": [{"type": "array"}, {"type": "object"}]}}
+    defs: JSON = {
+        "value.0": {
+            "description": "A value that is no map or list (of any type: a bin too).",
+            **scalar,
+        }
+    }
+    for n in range(1, MAX_DEPTH + 1):
+        below = {"$ref": f"#/$defs/value.{n - 1}"}
+        defs[f"value.{n}"] = {
+            "description": f"A value nested at most {n} levels of maps and lists.",
+            "anyOf": [
+                scalar,
+                {"type": "array", "items": below},
+                {"type": "object", "additionalProperties": below},
+            ],
+        }
+    return defs
+
+
 def _by_t(side: str, specs: Mapping[str, MessageSpec]) -> JSON:
-    """A frame of one side: a map whose ``t`` names one of its messages, then that message."""
-    return {
+    """A frame of one side: a map whose ``t`` names one of its messages, then that message.
+
+    A client's frame is bounded in depth here, once for every field, read or not (the
+    server ignores a field it does not read whatever it holds, but no deeper): said in
+    each message, the bound made AsyncAPI's parser walk it once per message, for
+    minutes (it walks a schema as a tree, 2**8 paths a bound).
+    """
+    out: JSON = {
         "type": "object",
-        "description": f"A frame the {side} sends: its `t` picks the message.",
+        "description": f"A frame the {side} sends: its `t` picks the message."
+        + (
+            f" Every field, read or not, nests at most {MAX_DEPTH} levels of maps and lists."
+            if side == "client"
+            else ""
+        ),
         "required": ["t"],
         "properties": {"t": {"enum": list(specs)}},
         "allOf": [
@@ -145,6 +204,9 @@ def _by_t(side: str, specs: Mapping[str, MessageSpec]) -> JSON:
             for t in specs
         ],
     }
+    if side == "client":
+        out["additionalProperties"] = {"$ref": f"#/$defs/value.{MAX_DEPTH}"}
+    return out
 
 
 # -- shapes: the notation of tilehall.protocol.shapes --------------------------------------
@@ -209,7 +271,29 @@ def _nested_defs() -> JSON:
         defs[name] = schema
     events = defs["missed"]["properties"]["events"]
     defs["missed"]["properties"]["events"] = {**events, "items": {"$ref": "#/$defs/event"}}
+    closed = {"$ref": "#/$defs/result.closed"}
+    defs["history_room"]["properties"]["result"] = {
+        "anyOf": [{"$ref": "#/$defs/result"}, closed, _NULL]
+    }
+    defs["history_room"]["allOf"] = [
+        _when(
+            {"game": {"const": game}},
+            {"properties": {"result": {"anyOf": [{"$ref": f"#/$defs/result.{game}"}, closed]}}},
+        )
+        for game in shapes.GAME_VIEWS
+    ]
+    defs["result.closed"] = {
+        "type": "object",
+        "description": "The result of a room an administrator closed before its end: why.",
+        "properties": {"closed": {"type": "string"}},
+        "required": ["closed"],
+    }
     return defs
+
+
+def _when(fields: JSON, then: JSON) -> JSON:
+    """``then`` applies to a map whose ``fields`` are there and match (``if``/``then``)."""
+    return {"if": {"properties": fields, "required": list(fields)}, "then": then}
 
 
 # -- views, events, patches ------------------------------------------------------------------
@@ -222,80 +306,137 @@ def _view_defs() -> JSON:
     )
     common["properties"]["status"] = {"enum": list(shapes.VIEW_STATUSES)}
     common["properties"]["game"] = {"enum": list(shapes.GAME_VIEWS)}
-    common["properties"]["result"] = {
-        "type": "object",
-        "required": list(shapes.RESULT_REQUIRED),
-        "properties": {
-            "scores": {"type": "array"},
-            "winners": {"type": "array", "items": {"type": "integer"}},
-        },
-    }
+    common["properties"]["result"] = {"$ref": "#/$defs/result"}
     common["allOf"] = [
-        {
-            "if": {
-                "properties": {"game": {"const": game}, "status": {"enum": ["playing", "over"]}},
-                "required": ["game", "status"],
-            },
-            "then": {"$ref": f"#/$defs/view.{game}"},
-        }
+        _when(
+            {"game": {"const": game}, "status": {"enum": ["playing", "over"]}},
+            {"$ref": f"#/$defs/view.{game}"},
+        )
         for game in shapes.GAME_VIEWS
     ]
-    defs: JSON = {"view": common}
+    defs: JSON = {"view": common, "result": _result()}
     for game, fields in shapes.GAME_VIEWS.items():
-        defs[f"view.{game}"] = _object(
+        view = _object(
             fields,
             f"The fields a {game} view adds (its game page), each of its type when present."
             " None is required here: PROTOCOL.md's examples shorten views to their common"
             " fields (the test suite checks that the server's views hold them all).",
             require=False,
         )
+        view["properties"]["result"] = {"$ref": f"#/$defs/result.{game}"}
+        defs[f"view.{game}"] = view
+        defs[f"result.{game}"] = _result(game)
     return defs
 
 
-def _event_defs() -> JSON:
+def _result(game: str | None = None) -> JSON:
+    """A game's ``result``: ``scores`` and ``winners`` always, then the game's own fields
+    (typed, not required: examples shorten them; the suite checks the server's)."""
+    out = _object(
+        {"scores": "ints", "winners": "ints", **(shapes.GAME_RESULTS[game] if game else {})},
+        f"A finished {game} game's outcome (its page's View section)."
+        if game
+        else "A finished game's outcome: at least scores and winners (seats).",
+        require=False,
+    )
+    out["required"] = list(shapes.RESULT_REQUIRED)
+    return out
+
+
+def _event_defs(games: Sequence[Mapping[str, Any]]) -> JSON:
     variants: dict[str, list[tuple[str, Mapping[str, str]]]] = {}
     for name, fields in shapes.COMMON_EVENTS.items():
         variants.setdefault(name, []).append(("", fields))
     for game, events in shapes.GAME_EVENTS.items():
         for name, fields in events.items():
             variants.setdefault(name, []).append((game, fields))
-    defs: JSON = {
-        "event": {
-            "type": "object",
-            "description": "What happened: `e` names the event; each game's page lists its own.",
-            "required": ["e"],
-            "properties": {"e": {"enum": sorted(variants)}},
-            "allOf": [
-                {
-                    "if": {"properties": {"e": {"const": name}}},
-                    "then": {"$ref": f"#/$defs/event.{name}"},
-                }
-                for name in sorted(variants)
-            ],
-        },
-        "event_item": {
-            "description": (
-                "An event of an update: a map, or in a compact update its name alone (a"
-                " template of joined.derived rebuilds it) or a list of its name and values."
-            ),
-            "anyOf": [
-                {"$ref": "#/$defs/event"},
-                {"type": "string"},
-                {"type": "array", "minItems": 1, "prefixItems": [{"type": "string"}]},
-            ],
-        },
-    }
-    for name in sorted(variants):
-        # Typed, not required: PROTOCOL.md's examples shorten events to a few fields.
+    names: list[str] = []
+    lists: list[JSON] = []
+    defs: JSON = {"event": _events_by_e(sorted(variants), "event")}
+    for described in games:
+        name = described["name"]
+        own = {**shapes.COMMON_EVENTS, **shapes.GAME_EVENTS[name]}
+        defs[f"event.{name}"] = _events_by_e(list(own), f"event.{name}", name)
+        for e, fields in own.items():
+            # Typed, not required: PROTOCOL.md's examples shorten events to a few fields.
+            schema = _object(fields, f"{name}: {e}", require=False)
+            if "action" in fields:  # undone: an action of this game, nothing else
+                schema["properties"]["action"] = {"$ref": f"#/$defs/action.{name}"}
+            defs[f"event.{name}.{e}"] = schema
+        by_name, as_lists = _compact_forms(name, described["derived"])
+        defs[f"event_item.{name}"] = _event_item(f"event.{name}", by_name, as_lists, name)
+        names += [e for e in by_name if e not in names]
+        lists += as_lists
+    defs["event_item"] = _event_item("event", names, lists)
+    for e in sorted(variants):
         forms = [
-            _object(fields, f"{game or 'any game'}: {name}", require=False)
-            for game, fields in variants[name]
+            _object(fields, f"{game or 'any game'}: {e}", require=False)
+            for game, fields in variants[e]
         ]
-        defs[f"event.{name}"] = forms[0] if len(forms) == 1 else {"anyOf": forms}
+        defs[f"event.{e}"] = forms[0] if len(forms) == 1 else {"anyOf": forms}
     return defs
 
 
-_PATH = {"type": "array", "items": {"type": ["string", "integer"]}}
+def _events_by_e(names: list[str], prefix: str, game: str | None = None) -> JSON:
+    """An event map whose ``e`` is one of ``names``, then that event's fields
+    (``prefix.<e>``): any game's, or ``game``'s own."""
+    return {
+        "type": "object",
+        "description": f"What happened in a {game} game: `e` names the event (its page)."
+        if game
+        else "What happened: `e` names the event; each game's page lists its own.",
+        "required": ["e"],
+        "properties": {"e": {"enum": names}},
+        "allOf": [
+            {"if": {"properties": {"e": {"const": e}}}, "then": {"$ref": f"#/$defs/{prefix}.{e}"}}
+            for e in names
+        ],
+    }
+
+
+def _compact_forms(
+    game: str, templates: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[str], list[JSON]]:
+    """The names a compact update may send alone, and the lists it may send (name, values),
+    from ``game``'s templates (``joined.derived``): exact tuples, each value typed as its
+    event's field."""
+    by_name: list[str] = []
+    as_lists: list[JSON] = []
+    for e, template in templates.items():
+        carried = [field for field, path in template.items() if path is None]
+        if not carried:
+            by_name.append(e)
+            continue
+        fields = shapes.GAME_EVENTS[game][e]
+        items = [{"const": e}] + [_shape(fields[f].replace("opt ", ""))[0] for f in carried]
+        as_lists.append(
+            {
+                "type": "array",
+                "description": f"{game}: {e} as its name and the values of {', '.join(carried)}",
+                "prefixItems": items,
+                "minItems": len(items),
+                "maxItems": len(items),
+            }
+        )
+    return by_name, as_lists
+
+
+def _event_item(event: str, names: list[str], lists: list[JSON], game: str | None = None) -> JSON:
+    """An item of an update's ``events``: the event map, or its compact forms (a name alone,
+    a list of the name and values: exact tuples, as Ajv's strictTuples asks, not an open one)."""
+    forms: list[JSON] = [{"$ref": f"#/$defs/{event}"}]
+    if names:
+        forms.append({"type": "string", "enum": names})
+    forms += lists
+    where = f"a {game} update" if game else "an update"
+    return {
+        "description": f"An event of {where}: a map, or in a compact update its name alone (a"
+        " template of joined.derived rebuilds it) or a list of its name and values.",
+        "anyOf": forms,
+    }
+
+
+_PATH = {"type": "array", "items": _one_of("string", "integer")}
 
 
 def _patch_defs() -> JSON:
@@ -313,7 +454,7 @@ def _patch_defs() -> JSON:
                 {"prefixItems": [path, {}], "minItems": 2, "maxItems": 2},
                 {"prefixItems": [path], "minItems": 1, "maxItems": 1},
                 {
-                    "prefixItems": [{"const": "="}, path, {"type": ["array", "object"]}],
+                    "prefixItems": [{"const": "="}, path, _one_of("array", "object")],
                     "minItems": 3,
                     "maxItems": 3,
                 },
@@ -422,9 +563,20 @@ def _action_defs(games: Iterable[Mapping[str, Any]]) -> JSON:
                 "additionalProperties": False,
             }
     defs["action"] = {
-        "description": "An act's action: one of some game's (the room's game decides which).",
+        "description": "An act's action: one of some game's. The room's game decides which,"
+        " and an act names its room, not its game, so a schema cannot tell: a client that"
+        " knows its room's game (the view's `game`) checks an act against `act.<game>`.",
         "anyOf": [{"$ref": f"#/$defs/action.{name}"} for name in names],
     }
+    for name in names:
+        defs[f"act.{name}"] = {
+            "type": "object",
+            "description": f"An act in a {name} room: its action is one of {name}'s.",
+            "allOf": [
+                {"$ref": "#/$defs/client.act"},
+                {"properties": {"action": {"$ref": f"#/$defs/action.{name}"}}},
+            ],
+        }
     return defs
 
 
@@ -432,6 +584,7 @@ def _action_defs(games: Iterable[Mapping[str, Any]]) -> JSON:
 
 _CLIENT_OVERLAY: Mapping[str, Mapping[str, JSON]] = {
     "act": {"action": {"$ref": "#/$defs/action"}},
+    "create": {"seats": {"items": _nullable({"type": "string"})}},
 }
 
 _SERVER_OVERLAY: Mapping[str, Mapping[str, JSON]] = {
@@ -457,12 +610,46 @@ _SERVER_OVERLAY: Mapping[str, Mapping[str, JSON]] = {
     "leaderboard": {"mine": {"$ref": "#/$defs/rating"}},
 }
 
-_ITEM_OF: Mapping[str, JSON] = {
-    "update": {
-        "oneOf": [{"required": ["view"]}, {"required": ["patch"]}],
-    },
-}
-"""Constraints on a whole server message beyond its fields: an update has a view or a patch."""
+
+def _whole(t: str) -> JSON:
+    """Constraints on a whole server message beyond its fields: an update has a view or a
+    patch; a frame that names its game (a view's ``game``, ``replayed.game``) holds only
+    that game's events, and so an ``undone`` event only that game's actions."""
+
+    def view_of(game: str) -> JSON:
+        return {
+            "view": {
+                "type": "object",
+                "properties": {"game": {"const": game}},
+                "required": ["game"],
+            }
+        }
+
+    def events(item: str) -> JSON:
+        return {"events": {"type": "array", "items": {"$ref": f"#/$defs/{item}"}}}
+
+    games = list(shapes.GAME_VIEWS)
+    if t == "update":
+        ties = [_when(view_of(g), {"properties": events(f"event_item.{g}")}) for g in games]
+        return {"oneOf": [_present("view"), _present("patch")], "allOf": ties}
+    if t == "joined":
+        missed = {
+            g: {
+                "missed": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": events(f"event.{g}")},
+                }
+            }
+            for g in games
+        }
+        return {"allOf": [_when(view_of(g), {"properties": missed[g]}) for g in games]}
+    if t == "replayed":
+        return {
+            "allOf": [
+                _when({"game": {"const": g}}, {"properties": events(f"event.{g}")}) for g in games
+            ]
+        }
+    return {}
 
 
 def _overlay(side: Mapping[str, Mapping[str, JSON]], t: str) -> dict[str, JSON]:
@@ -477,8 +664,9 @@ def build(games: Sequence[Mapping[str, Any]]) -> JSON:
     """The JSON Schema of every frame.
 
     Args:
-        games: each game as ``welcome.games`` describes it (``name`` and
-            ``actions`` are read).
+        games: each game as :func:`describe_games` gives it: as ``welcome.games``
+            describes it (``name`` and ``actions`` are read), and its event
+            templates as ``joined.derived`` gives them (``derived``).
 
     Returns:
         The schema document, a JSON-able dict.
@@ -498,7 +686,8 @@ def build(games: Sequence[Mapping[str, Any]]) -> JSON:
         "minItems": 2,
         "maxItems": 2,
     }
-    defs |= _view_defs() | _event_defs() | _patch_defs() | _nested_defs() | _action_defs(games)
+    defs |= _view_defs() | _event_defs(games) | _patch_defs() | _nested_defs()
+    defs |= _action_defs(games) | _depth_defs()
     return {
         "$schema": DIALECT,
         "$id": "urn:tilehall:protocol:1",
@@ -514,12 +703,24 @@ def dump(schema: Mapping[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-def _games() -> list[dict[str, Any]]:
-    # The action tables are the server's: read them here only, so that this
-    # module (and the protocol package) never imports the server.
+def describe_games() -> list[dict[str, Any]]:
+    """Every game as :func:`build` reads it: ``welcome.games``' entry and ``derived``.
+
+    The action tables and templates are the server's: read here only, so that
+    this module (and the protocol package) never imports the server.
+    """
     from tilehall.server.games import all_games
 
-    return [game.describe() for game in all_games()]
+    return [
+        {
+            **game.describe(),
+            "derived": {
+                e: {f: None if path is None else list(path) for f, path in fields.items()}
+                for e, fields in game.derived_events.items()
+            },
+        }
+        for game in all_games()
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -532,7 +733,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     here = Path(__file__).resolve().parent
-    schema = build(_games())
+    schema = build(describe_games())
     outputs = {
         here / SCHEMA_FILE: dump(schema),
         here / asyncapi.ASYNCAPI_FILE: asyncapi.dump(asyncapi.build(schema)),

@@ -11,6 +11,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from tilehall.protocol.errors import ErrorCode
+
 __all__ = [
     "CLIENT_MESSAGES",
     "HISTORY_MAX",
@@ -30,7 +32,8 @@ NAME_MAX = 24
 """Longest player name, in characters."""
 
 MAX_DEPTH = 8
-"""Deepest nesting of maps and lists a client frame may have."""
+"""Deepest nesting of maps and lists in any field of a client frame, read or not (the
+frame itself is not a level)."""
 
 ROOM_ID_MAX = 64
 PAGE_MAX = 200
@@ -40,8 +43,15 @@ HISTORY_MAX = 100
 """The most rooms a ``history`` page may hold."""
 CURSOR_MAX = 256
 TEXT_MAX = 500
-PASSWORD_MAX = 1024
-"""Longest ``password`` a frame may carry; the server takes 10 to 256 characters."""
+PASSWORD_MIN = 10
+PASSWORD_MAX = 256
+"""A password is 10 to 256 characters, in ``hello`` and ``set_password`` alike: a longer
+or shorter one is none the server keeps, so it is refused as the rule says
+(``bad_password``), whatever the frame's purpose."""
+SEATS_MAX = 8
+"""The most seats any game may have (``create.seats``, ``match.seats``)."""
+OPTIONS_MAX = 32
+"""The most options a ``create`` or ``match`` may name; no game has that many."""
 SEQ_MAX = 2**53
 REQUEST_ID_MAX = 2**31 - 1
 
@@ -62,7 +72,12 @@ class Kind(enum.StrEnum):
 class Field:
     """One field of a message.
 
-    ``lo``/``hi`` bound an int's value, or a str/list/map's length.
+    ``lo``/``hi`` bound an int's value, or a str/list/map's length (a string's in code
+    points, as sent). ``choices``, when given, are the only values the server takes.
+    A value out of its bounds or not among its choices is refused with ``code``:
+    ``out_of_range`` unless the field's own rule has a code of its own (a ``name`` too
+    long is ``bad_name``, nine ``seats`` are ``bad_seats``), so that a client sees one
+    code for one rule whichever check meets the value first.
     ``nullable`` admits nil as well as the kind.
     """
 
@@ -72,6 +87,8 @@ class Field:
     nullable: bool = False
     lo: int | None = None
     hi: int | None = None
+    choices: tuple[str | int, ...] = ()
+    code: ErrorCode = ErrorCode.OUT_OF_RANGE
     doc: str = ""
 
 
@@ -106,6 +123,16 @@ _COMPACT = _f(
 )
 
 
+_OPTIONS = _f(
+    "options",
+    Kind.MAP,
+    required=False,
+    hi=OPTIONS_MAX,
+    code=ErrorCode.BAD_OPTION,
+    doc="the game's options by name (welcome.games[].options)",
+)
+
+
 def _spec(t: str, doc: str, *fields: Field, one_of: tuple[str, ...] = ()) -> MessageSpec:
     return MessageSpec(t=t, fields=(*fields, _ID), doc=doc, one_of=one_of)
 
@@ -120,20 +147,30 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
         _spec(
             "hello",
             "Open a session: a new player by name, or a returning one by token.",
-            _f("v", Kind.INT, lo=0, hi=2**16, doc="protocol version"),
+            _f(
+                "v",
+                Kind.INT,
+                choices=(VERSION,),
+                code=ErrorCode.UNSUPPORTED_VERSION,
+                doc="protocol version",
+            ),
             _f(
                 "name",
                 Kind.STR,
                 required=False,
-                doc=f"1-{NAME_MAX} characters once trimmed; the naming rule (bad_name) bounds it",
+                lo=1,
+                hi=NAME_MAX,
+                code=ErrorCode.BAD_NAME,
+                doc=f"1-{NAME_MAX} characters as sent and once trimmed; the naming rule",
             ),
             _f("token", Kind.STR, required=False, lo=1, hi=128),
             _f(
                 "password",
                 Kind.STR,
                 required=False,
-                lo=1,
+                lo=PASSWORD_MIN,
                 hi=PASSWORD_MAX,
+                code=ErrorCode.BAD_PASSWORD,
                 doc="with name: sign in to a protected name (or protect a new one)",
             ),
             _f("bot", Kind.BOOL, required=False, doc="a program plays: the host's bot budget"),
@@ -144,7 +181,13 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             "rooms",
             "One page of the public rooms (by id), optionally of one game and one status.",
             _f("game", Kind.STR, required=False, lo=1, hi=32),
-            _f("status", Kind.STR, required=False, lo=1, hi=16, doc="waiting, playing or over"),
+            _f(
+                "status",
+                Kind.STR,
+                required=False,
+                choices=("waiting", "playing", "over"),
+                doc="only rooms of this status",
+            ),
             _f(
                 "limit",
                 Kind.INT,
@@ -159,8 +202,16 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             "create",
             "Create a room. Seats name the players of a multi-seat game; COMP... is a bot.",
             _f("game", Kind.STR, lo=1, hi=32),
-            _f("options", Kind.MAP, required=False, hi=32),
-            _f("seats", Kind.LIST, required=False, lo=1, hi=8),
+            _OPTIONS,
+            _f(
+                "seats",
+                Kind.LIST,
+                required=False,
+                lo=1,
+                hi=SEATS_MAX,
+                code=ErrorCode.BAD_SEATS,
+                doc="each a name, COMP[:level] or nil (open)",
+            ),
             _f("private", Kind.BOOL, required=False),
         ),
         _spec(
@@ -198,10 +249,11 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
                 Kind.INT,
                 required=False,
                 lo=1,
-                hi=8,
+                hi=SEATS_MAX,
+                code=ErrorCode.BAD_SEATS,
                 doc="seat count, the least by default",
             ),
-            _f("options", Kind.MAP, required=False, hi=32),
+            _OPTIONS,
             _f(
                 "bots_after",
                 Kind.INT,
@@ -210,7 +262,15 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
                 hi=3600,
                 doc="seconds before COMP bots take the open seats, 30 by default",
             ),
-            _f("level", Kind.STR, required=False, lo=1, hi=16, doc="those bots' level, normal"),
+            _f(
+                "level",
+                Kind.STR,
+                required=False,
+                lo=1,
+                hi=16,
+                code=ErrorCode.BAD_SEATS,
+                doc="those bots' level, normal",
+            ),
         ),
         _spec("leave", "Leave a room (a player keeps the seat).", _ROOM),
         _spec(
@@ -232,7 +292,7 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
             "replay",
             "A finished room just after its journal entry seq (1: the deal).",
             _ROOM,
-            _f("seq", Kind.INT, lo=0, hi=SEQ_MAX),
+            _f("seq", Kind.INT, lo=1, hi=SEQ_MAX, doc="1 to the room's last"),
         ),
         _spec(
             "leaderboard",
@@ -253,8 +313,22 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
         _spec(
             "set_password",
             "Protect your name with a password, or change it (old_password: the one it has).",
-            _f("password", Kind.STR, lo=1, hi=PASSWORD_MAX, doc="10 to 256 characters"),
-            _f("old_password", Kind.STR, required=False, lo=1, hi=PASSWORD_MAX),
+            _f(
+                "password",
+                Kind.STR,
+                lo=PASSWORD_MIN,
+                hi=PASSWORD_MAX,
+                code=ErrorCode.BAD_PASSWORD,
+                doc="the new password",
+            ),
+            _f(
+                "old_password",
+                Kind.STR,
+                required=False,
+                lo=PASSWORD_MIN,
+                hi=PASSWORD_MAX,
+                code=ErrorCode.BAD_PASSWORD,
+            ),
         ),
         _spec(
             "sign_out",

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 __all__ = [
     "COMMON_EVENTS",
     "GAME_EVENTS",
+    "GAME_RESULTS",
     "GAME_VIEWS",
     "ITEMS",
     "NESTED",
@@ -52,6 +53,23 @@ VIEW_STATUSES = ("waiting", "playing", "over")
 
 RESULT_REQUIRED = ("scores", "winners")
 """What a ``result`` holds at least, whatever the game."""
+
+GAME_RESULTS: Mapping[str, Mapping[str, Shape]] = {
+    "ishido": {
+        "won": "bool",
+        "reason": "str?",
+        "left": "int",
+        "placed": "int",
+        "fourways": "int",
+        "end_bonus": "int",
+    },
+    "mathable": {"reason": "str?", "penalties": "ints"},
+    "lines": {"reason": "str", "moves": "int"},
+    "matchit": {"level": "int", "sheets": "int", "reason": "str?"},
+    "linksame": {"completed": "bool", "stages_cleared": "int", "mode": "str"},
+}
+"""What each game's ``result`` adds to :data:`RESULT_REQUIRED` (its page's View section):
+the same in a view once over and in a ``history`` room."""
 
 GAME_VIEWS: Mapping[str, Mapping[str, Shape]] = {
     "ishido": {

@@ -27,7 +27,7 @@ from tilehall.server.config import Config, add_options, read_options, read_secre
 from tilehall.server.files import private_dir
 from tilehall.server.lobby import Lobby
 from tilehall.server.net.forwarded import client_ip, network
-from tilehall.server.net.session import Session
+from tilehall.server.net.session import BYTES_PER_REQUEST, Session
 from tilehall.server.net.web import WILDCARD_HOSTS, WebFiles, who_can_open
 from tilehall.server.ops.http import http_handler
 from tilehall.server.ops.listener import AdminListener, ListenError, cannot_listen
@@ -342,6 +342,8 @@ class Server:
             # Decode before refusing for the rate, so that even a rate_limited
             # refusal carries re and the client can tell which request it lost.
             limited = not session.bucket.take()
+            if len(frame) > BYTES_PER_REQUEST:  # its price beyond one request, paid later
+                session.bucket.charge((len(frame) - 1) // BYTES_PER_REQUEST)
             try:
                 msg = decode(frame, max_size=self.config.limits.max_frame)
             except ProtocolError as exc:

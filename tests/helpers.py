@@ -241,8 +241,8 @@ class FrameSchema:
 
     Two validators, so that checking every frame of the suite costs little:
     ``fastjsonschema`` compiles the document to Python (draft-07 is the newest
-    it knows, so ``prefixItems`` is handed to it as draft-07's list form of
-    ``items``, and ``$ref`` beside other keywords as an ``allOf``) and says yes
+    it knows, so it reads the draft-07 translation that protocol/asyncapi.yaml's
+    payloads are made with, :func:`tilehall.protocol.asyncapi.draft07`) and says yes
     or no; ``jsonschema``, the reference for 2020-12, reads again every frame
     the fast one refuses (for the message and the schema path, and as a second
     opinion). Draft-07 counts a float with an integral value as an integer and
@@ -272,7 +272,11 @@ class FrameSchema:
             "type": "object",
             "properties": {side: {"$ref": f"#/$defs/{side}"} for side in ("client", "server")},
         }
-        code = fastjsonschema.compile_to_code(_draft7(both), use_default=False)
+        # The translation protocol/asyncapi.yaml's payloads are made with: the suite's
+        # verdicts on every frame are then the AsyncAPI payloads' too.
+        from tilehall.protocol.asyncapi import draft07
+
+        code = fastjsonschema.compile_to_code(draft07(both, "#/$defs/"), use_default=False)
         # draft-07 takes 7.0 for an integer; msgpack does not: drop that allowance.
         code, strict = _INTEGRAL.subn("", code)
         namespace: dict[str, Any] = {}
@@ -329,23 +333,6 @@ def frame_schema() -> FrameSchema:
     return FrameSchema()
 
 
-def _draft7(node: Any) -> Any:
-    """A 2020-12 schema as draft-07 reads it: ``prefixItems`` as a list ``items``, and
-    ``$ref`` (which draft-07 reads alone) in an ``allOf`` when it has siblings."""
-    if isinstance(node, list):
-        return [_draft7(v) for v in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _draft7(v) for k, v in node.items() if k != "$schema"}
-    if "prefixItems" in out:
-        if "items" in out:
-            raise ValueError("prefixItems with items has no draft-07 form here")
-        out["items"] = out.pop("prefixItems")
-    if "$ref" in out and len(out) > 1 and not {"$defs"} & set(out):
-        out["allOf"] = [*out.get("allOf", []), {"$ref": out.pop("$ref")}]
-    return out
-
-
 def _integral_float(value: Any) -> bool:
     """Whether ``value`` holds a float with an integral value anywhere (``1500.0``)."""
     if isinstance(value, float):
@@ -373,6 +360,9 @@ class FrameCheck:
         self.problems: list[str] = []
         self.frames = 0
         self._valid: set[bytes] = set()
+        self._pending: dict[tuple[int, int], str] = {}
+        """(connection, id): the problem of a sent frame the schema refuses and the codec
+        takes, reported only if the server's answer to it is no error."""
 
     @property
     def schema(self) -> FrameSchema:
@@ -381,13 +371,18 @@ class FrameCheck:
             self._schema = frame_schema()
         return self._schema
 
-    def received(self, data: bytes) -> None:
-        """A frame the server sent to a test client."""
+    def received(self, data: bytes, connection: object = None) -> None:
+        """A frame the server sent to a test client (on ``connection``, when known)."""
         self.frames += 1
-        if data in self._valid:  # the same update to many members, a view sent again...
-            return
         from tilehall.protocol import unpack
 
+        if self._pending and connection is not None:
+            reply = unpack(data, max_size=2**22)
+            problem = self._pending.pop((id(connection), reply.get("re")), None)
+            if problem is not None and reply.get("t") != "error":
+                self.problems.append(problem)
+        if data in self._valid:  # the same update to many members, a view sent again...
+            return
         msg = unpack(data, max_size=2**22)
         problem = self.schema.problem("server", msg) or _incomplete_view(msg)
         if problem is None:
@@ -395,8 +390,14 @@ class FrameCheck:
         else:
             self.problems.append(f"server frame {_short(msg)}: {problem}")
 
-    def sent(self, data: bytes) -> None:
-        """A frame a test client sent to the server."""
+    def sent(self, data: bytes, connection: object = None) -> None:
+        """A frame a test client sent to the server (on ``connection``, when known).
+
+        A frame the codec takes and the schema refuses is a problem once the server's
+        answer on that connection is no error (a lobby may refuse what the codec reads:
+        ``create`` with a seat that is a number); without a connection or an ``id``
+        to match the answer by, at once.
+        """
         from tilehall.protocol import ProtocolError, decode, unpack
 
         self.frames += 1
@@ -416,8 +417,14 @@ class FrameCheck:
         if decoded["t"] == "act" and not _some_game_takes(decoded["action"]):
             return
         problem = self.schema.problem("client", msg)
-        if problem is not None:
-            self.problems.append(f"the server takes client frame {_short(msg)}, but: {problem}")
+        if problem is None:
+            return
+        said = f"the server takes client frame {_short(msg)}, but: {problem}"
+        rid = decoded.get("id")
+        if connection is not None and rid is not None:
+            self._pending[(id(connection), rid)] = said
+        else:
+            self.problems.append(said)
 
     def _remember(self, data: bytes) -> None:
         if len(self._valid) > 20_000:
@@ -448,6 +455,14 @@ def _incomplete_view(msg: dict[str, Any]) -> str | None:
         ]
         if missing:
             problems.append(f"the {game} view lacks {missing}")
+    result = view.get("result")
+    if isinstance(result, dict):
+        fields = {**dict.fromkeys(shapes.RESULT_REQUIRED, ""), **shapes.GAME_RESULTS.get(game, {})}
+        missing = [
+            f for f, shape in fields.items() if not shape.startswith("opt ") and f not in result
+        ]
+        if missing:
+            problems.append(f"the {game} result lacks {missing}")
     events = list(msg.get("events") or [])
     for missed in msg.get("missed") or []:
         events += missed.get("events") or []
@@ -515,12 +530,12 @@ def hook_frames() -> None:
     async def checked_recv(self: ClientConnection, *args: Any, **kwargs: Any) -> Any:
         data = await recv(self, *args, **kwargs)
         if FRAME_CHECK is not None and isinstance(data, bytes):
-            FRAME_CHECK.received(data)
+            FRAME_CHECK.received(data, self)
         return data
 
     async def checked_send(self: ClientConnection, message: Any, *args: Any, **kw: Any) -> None:
         if FRAME_CHECK is not None and isinstance(message, bytes | bytearray):
-            FRAME_CHECK.sent(bytes(message))
+            FRAME_CHECK.sent(bytes(message), self)
         await send(self, message, *args, **kw)
 
     ClientConnection.recv = checked_recv  # type: ignore[method-assign,assignment]

@@ -15,8 +15,10 @@ it. From that one table come
 
 The refusals, with their stable codes (:class:`~tilehall.protocol.GameCode`):
 a field the action does not declare, or a declared one of the wrong type or out
-of bounds, is ``bad_field`` (``bad_cell`` for a cell, the code every game has
-always used); a required field that is absent is ``missing_field``.
+of bounds, is ``bad_field``, except a cell of two integers off the board, which
+is ``bad_cell`` (the code every game has always used for a square that is not
+there); a required field that is absent is ``missing_field``. A cell that is not
+two integers is of the wrong type, as any field is: ``bad_field``.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ class FieldKind(enum.StrEnum):
     """The type of an action field, as ``welcome.games`` names it."""
 
     CELL = "cell"
-    """``[row, col]``: two integers, ``0 <= row < rows`` and ``0 <= col < cols``."""
+    """``[row, col]``: two integers (else ``bad_field``), ``0 <= row < rows`` and
+    ``0 <= col < cols`` (else ``bad_cell``)."""
     INT = "int"
     """An integer within ``min..max``."""
     BOOL = "bool"
@@ -145,7 +148,7 @@ class ActionField:
                 if 0 <= r < self.rows and 0 <= c < self.cols:
                     return [int(r), int(c)]
                 raise _bad_cell(f"{self.name!r} {[r, c]} is off the {self.rows}x{self.cols} board")
-        raise _bad_cell(f"{self.name!r} must be [row, col], not {quote(value)}")
+        raise _bad(f"{self.name!r} must be [row, col] of two integers, not {quote(value)}")
 
     def _ints(self, value: Any) -> list[int]:
         if (
@@ -243,7 +246,7 @@ class ActionSpec(Generic[G]):
         Raises:
             InvalidMove: ``bad_field`` for a field the action does not declare,
                 then, field by field in declared order, ``missing_field`` (absent
-                or null) or ``bad_field``/``bad_cell``.
+                or null) or ``bad_field`` (``bad_cell``: a cell off the board).
         """
         names = self._names
         for key in action:

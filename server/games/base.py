@@ -346,7 +346,7 @@ class Game(ABC):
                 room's own ``_start`` and ``_tick`` are not); ``missing_field``
                 when a non-empty map has no ``do`` or lacks a required field;
                 ``bad_field`` for an undeclared field or a declared one of the
-                wrong type or out of bounds (``bad_cell`` for cells).
+                wrong type or out of bounds (``bad_cell`` for a cell off the board).
         """
         return cls._parse(action)[1]
 

@@ -32,6 +32,7 @@ from tilehall.server.lobby.pages import ROOMS_PER_REQUEST, Frame
 from tilehall.server.lobby.records import Records
 from tilehall.server.lobby.registry import Registry
 from tilehall.server.names.passwords import Hasher
+from tilehall.server.net.session import BYTES_PER_REQUEST
 from tilehall.server.ops.metrics import Metrics
 from tilehall.server.room import Room
 from tilehall.server.room.member import Member
@@ -248,4 +249,5 @@ class Lobby:
             "rooms": limits.max_rooms_per_player,
             "page": PAGE_MAX,
             "rooms_per_request": ROOMS_PER_REQUEST,
+            "bytes_per_request": BYTES_PER_REQUEST,
         }

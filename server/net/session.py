@@ -26,9 +26,19 @@ from websockets.exceptions import ConnectionClosed
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
-__all__ = ["Session", "TokenBucket"]
+__all__ = ["BYTES_PER_REQUEST", "Session", "TokenBucket"]
 
 log = logging.getLogger(__name__)
+
+BYTES_PER_REQUEST = 4096
+"""A frame counts as one request of the budget per this many bytes, rounded up
+(``welcome.limits.bytes_per_request``). Why: reading a frame costs the server in
+proportion to what it holds, not one request's worth. A 64 KiB frame of 16,000 small
+maps takes milliseconds to read (every map's keys are checked), and one nested past
+msgpack's own limit is read by a walker in Python, about a microsecond a byte
+(``python -m bench.codec``); counted as one request, a client could send fifty a
+second. Every frame a client needs (an ``act`` is at most 1 KiB, a chat text 2 KiB)
+counts as one."""
 
 
 class TokenBucket:

@@ -280,12 +280,20 @@ def test_cells_come_out_as_two_lists_of_ints(value, normal):
     assert CELL.normalize(value) == normal and type(CELL.normalize(value)) is list
 
 
-@pytest.mark.parametrize(
-    "value", [[8, 0], [0, 12], [-1, 0], [1], [1, 2, 3], "a1", b"ab", [True, 0], [1.0, 2], None, 5]
-)
-def test_cells_refused(value):
+@pytest.mark.parametrize("value", [[8, 0], [0, 12], [-1, 0]])
+def test_cells_off_the_board_are_bad_cell(value):
     err = refusal(CELL.normalize, value)
     assert isinstance(err, InvalidMove) and err.code == GameCode.BAD_CELL
+
+
+@pytest.mark.parametrize(
+    "value", [[1], [1, 2, 3], "a1", b"ab", [True, 0], [1.0, 2], None, 5, {"r": 1, "c": 2}]
+)
+def test_cells_of_the_wrong_type_are_bad_field(value):
+    """Issue 42: a square that is not two integers is a field of the wrong type, as
+    PROTOCOL.md says of every field (it was ``bad_cell``)."""
+    err = refusal(CELL.normalize, value)
+    assert isinstance(err, InvalidMove) and err.code == GameCode.BAD_FIELD
 
 
 def test_ints_bools_and_lists():

@@ -259,9 +259,12 @@ def test_occupied_no_neighbour_and_malformed():
     g = new_game(1)
     assert refused(g, {"do": "place", "at": [3, 5]}).code == GameCode.OCCUPIED
     assert refused(g, {"do": "place", "at": [5, 2]}).code == GameCode.NO_NEIGHBOUR
-    for at in ([8, 0], [0, 12], [-1, 0], [1], "a1", [True, 0], [1.0, 2]):
+    for at in ([8, 0], [0, 12], [-1, 0]):
         err = refused(g, {"do": "place", "at": at})
         assert isinstance(err, InvalidMove) and err.code == GameCode.BAD_CELL
+    for at in ([1], "a1", [True, 0], [1.0, 2], [1, 2, 3]):  # not [row, col]: of the wrong type
+        err = refused(g, {"do": "place", "at": at})
+        assert isinstance(err, InvalidMove) and err.code == GameCode.BAD_FIELD
     assert refused(g, {"do": "place"}).code == GameCode.MISSING_FIELD
     assert refused(g, {"do": "place", "at": None}).code == GameCode.MISSING_FIELD
     for action in ({"do": "fly"}, {}, {"do": 3}):

@@ -226,8 +226,8 @@ def test_unreachable_target_is_refused_and_nothing_changes() -> None:
     ("action", "kind", "code"),
     [
         ({"do": "move", "from": [0, 9], "to": [1, 1]}, InvalidMove, GameCode.BAD_CELL),
-        ({"do": "move", "from": [0, 0], "to": "b2"}, InvalidMove, GameCode.BAD_CELL),
-        ({"do": "move", "from": [0, 0], "to": [True, 1]}, InvalidMove, GameCode.BAD_CELL),
+        ({"do": "move", "from": [0, 0], "to": "b2"}, InvalidMove, GameCode.BAD_FIELD),
+        ({"do": "move", "from": [0, 0], "to": [True, 1]}, InvalidMove, GameCode.BAD_FIELD),
         ({"do": "move", "from": [0, 0]}, InvalidMove, GameCode.MISSING_FIELD),
         ({"do": "move", "from": [2, 2], "to": [1, 1]}, IllegalMove, GameCode.EMPTY_SOURCE),
         ({"do": "move", "from": [0, 0], "to": [0, 1]}, IllegalMove, GameCode.OCCUPIED),

@@ -313,7 +313,7 @@ def test_the_engine_slides_by_the_stage_rule(
         (0, {"do": "help"}, InvalidMove, GameCode.UNKNOWN_ACTION),
         (0, {"do": "pair", "b": [0, 0]}, InvalidMove, GameCode.MISSING_FIELD),
         (0, {"do": "pair", "a": [0, 0], "b": [7, 0]}, InvalidMove, GameCode.BAD_CELL),
-        (0, {"do": "pair", "a": [0, 0], "b": [True, 0]}, InvalidMove, GameCode.BAD_CELL),
+        (0, {"do": "pair", "a": [0, 0], "b": [True, 0]}, InvalidMove, GameCode.BAD_FIELD),
         (0, {"do": "pair", "a": [0, 1], "b": [0, 1]}, IllegalMove, GameCode.SAME_CELL),
         (0, {"do": "pair", "a": [0, 0], "b": [0, 1]}, IllegalMove, GameCode.NO_MATCH),
         (0, {"do": "pair", "a": [0, 0], "b": [1, 1]}, IllegalMove, GameCode.NO_PATH),

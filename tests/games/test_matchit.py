@@ -355,7 +355,7 @@ def test_no_score_entry_while_playing() -> None:
         (0, {"x": 1}, InvalidMove, GameCode.MISSING_FIELD),
         (0, {"do": "pair", "a": [0, 0]}, InvalidMove, GameCode.MISSING_FIELD),
         (0, {"do": "pair", "a": [0, 0], "b": [6, 0]}, InvalidMove, GameCode.BAD_CELL),
-        (0, {"do": "pair", "a": [0, 0], "b": "x"}, InvalidMove, GameCode.BAD_CELL),
+        (0, {"do": "pair", "a": [0, 0], "b": "x"}, InvalidMove, GameCode.BAD_FIELD),
         (0, {"do": "pair", "a": [0, 0], "b": [0, 0]}, IllegalMove, GameCode.SAME_CELL),
         (0, {"do": "highlight", "at": [0, 16]}, InvalidMove, GameCode.BAD_CELL),
     ],

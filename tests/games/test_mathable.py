@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -528,7 +530,7 @@ def test_refusals_name_the_problem_and_change_nothing():
         (seat, {"do": "place", "tile": "7", "at": [7, 8]}, InvalidMove, GameCode.BAD_FIELD),
         (seat, {"do": "place", "tile": True, "at": [7, 8]}, InvalidMove, GameCode.BAD_FIELD),
         (seat, {"do": "place", "tile": 7, "at": [7, 14]}, InvalidMove, GameCode.BAD_CELL),
-        (seat, {"do": "place", "tile": 7, "at": "7,8"}, InvalidMove, GameCode.BAD_CELL),
+        (seat, {"do": "place", "tile": 7, "at": "7,8"}, InvalidMove, GameCode.BAD_FIELD),
         (seat, {"do": "exchange", "tiles": [1, "x"]}, InvalidMove, GameCode.BAD_FIELD),
         (seat, {"do": "exchange"}, InvalidMove, GameCode.MISSING_FIELD),
         (5, {"do": "end"}, InvalidMove, GameCode.BAD_SEAT),
@@ -826,3 +828,73 @@ def test_from_position_takes_two_to_four_racks():
     with pytest.raises(OptionError):
         Mathable.from_position(blank(), [[1]], [])
     assert Mathable.from_position(blank(), [[1]] * 4, []).seats == 4
+
+
+# -- the order of events, as the page gives it (issue 42) --------------------------------------
+
+PAGE = (Path(__file__).resolve().parents[2] / "protocol" / "games" / "mathable.md").read_text()
+
+ORDER = {
+    # the page's words for each action's events, and the same as a pattern of their names
+    "place": ("`place` gives `placed` (then `bonus`)", r"placed( bonus)?"),
+    "end": (
+        "`end` gives `turn_ended`,\nthen `drew` (+ `drew_tiles`) when the rack has room and the bag"
+        " has tiles",
+        r"turn_ended( drew( drew_tiles)?)? (turn|game_over)",
+    ),
+    "exchange": (
+        "`exchange` gives\n`exchanged`, `drew` (+ `drew_tiles`), then `turn_ended` and `turn` or"
+        " `game_over`",
+        r"exchanged drew( drew_tiles)? turn_ended (turn|game_over)",
+    ),
+    "timeout": (
+        "A time-out gives `timeout`, then what `end` gives",
+        r"timeout turn_ended( drew( drew_tiles)?)? (turn|game_over)",
+    ),
+}
+
+
+def test_the_page_gives_each_actions_events_in_this_order():
+    """Issue 42: the page promised ``turn_ended, drew, then turn/game_over`` for every ``end``
+    (40 updates came without ``drew``: a full rack, an empty bag) and the same after
+    ``exchange`` (which gives ``exchanged, drew, turn_ended, turn``)."""
+    for words, _ in ORDER.values():
+        assert words in PAGE, words
+
+
+@pytest.mark.parametrize("racks", ["open", "hidden"])
+@pytest.mark.parametrize("seed", range(6))
+def test_every_action_gives_its_events_in_the_pages_order(seed, racks):
+    """Random games to their end: each action's events match the page's order, and an end
+    draws (``drew``) exactly when the rack has room and the bag has tiles."""
+    rng = random.Random(seed)
+    g = new_game(2, seed, racks=racks, turn_seconds=30)
+    now = 0.0
+    while g.status is Status.PLAYING:
+        seat = g.turn_seat
+        now += 1.0
+        choice = rng.random()
+        if choice < 0.05 and not g.turn_placed and g.bag:
+            n = rng.randint(1, min(len(g.bag), len(g.racks[seat])))
+            kind, events = (
+                "exchange",
+                g.act(seat, {"do": "exchange", "tiles": g.racks[seat][:n]}, now),
+            )
+        elif choice < 0.1:
+            kind, events = "timeout", g.advance(now + 60.0)
+            now += 60.0
+        else:
+            fits = [(t, c) for t in g.racks[seat] for c in legal_placements(g.board, t)]
+            if fits and rng.random() < 0.7:
+                tile, cell = rng.choice(fits)
+                kind, events = (
+                    "place",
+                    g.act(seat, {"do": "place", "tile": tile, "at": list(cell)}, now),
+                )
+            else:
+                bag, rack = len(g.bag), len(g.racks[seat])
+                kind, events = "end", g.act(seat, {"do": "end"}, now)
+                drew = any(e["e"] == "drew" for e in events)
+                assert drew == (rack < 7 and bag > 0), (rack, bag, events)
+        names = " ".join(e["e"] for e in events if e["e"] not in ("stand_in", "stand_back"))
+        assert re.fullmatch(ORDER[kind][1], names), (kind, names)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import yaml
 from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES, asyncapi
 from tilehall.protocol import jsonschema as generator
 
+from tests.protocol import node
 from tests.test_docs import links
 
 HERE = Path(__file__).resolve().parents[2] / "protocol"
@@ -56,7 +58,7 @@ def test_the_checked_in_document_is_what_the_generator_makes_now():
 
 
 def test_it_is_an_asyncapi_3_document_of_one_websocket_channel():
-    assert DOCUMENT["asyncapi"] == "3.0.0"
+    assert DOCUMENT["asyncapi"] == "3.1.0"
     assert {"title", "version"} <= set(DOCUMENT["info"])
     assert DOCUMENT["defaultContentType"] == "application/msgpack"
     assert [s["protocol"] for s in DOCUMENT["servers"].values()] == ["ws"]
@@ -110,3 +112,30 @@ def test_the_yaml_writer_reads_back_what_it_was_given():
         "$ref": "#/x",
     }
     assert yaml.safe_load(asyncapi.dump(value)) == value
+
+
+# -- AsyncAPI's own parser, from the npm registry (issue 42) ----------------------------------
+
+
+def _errors(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [d for d in report["diagnostics"] if d["severity"] == 0]
+
+
+@pytest.mark.slow
+def test_asyncapis_parser_checks_the_payloads_and_fails_on_one_broken_on_purpose(tmp_path):
+    """The parser (what ``asyncapi validate`` runs) reads the document with no diagnostic at
+    all, and refuses it once a payload is broken: published as 2020-12, the payloads were
+    skipped, and a copy with two errors in them passed with none (issue 42)."""
+    report = node.run("asyncapi_check.mjs", HERE / asyncapi.ASYNCAPI_FILE)
+    assert report == {"parsed": True, "diagnostics": []}
+
+    broken = copy.deepcopy(DOCUMENT)
+    schemas = broken["components"]["schemas"]
+    schemas["client.hello"]["properties"]["v"]["type"] = "integr"  # no such type
+    schemas["server.update"]["required"] = "seq"  # not a list
+    (tmp_path / asyncapi.ASYNCAPI_FILE).write_text(asyncapi.dump(broken))
+    report = node.run("asyncapi_check.mjs", tmp_path / asyncapi.ASYNCAPI_FILE)
+    errors = _errors(report)
+    assert errors, report
+    where = " ".join("/".join(map(str, e["path"])) for e in errors)
+    assert "client.hello" in where and "server.update" in where, errors

@@ -56,7 +56,21 @@ BAD_FRAMES = [
     (encode({"t": "hello", "v": "1", "name": "a"}), ErrorCode.WRONG_TYPE),
     (encode({"t": "hello", "v": True, "name": "a"}), ErrorCode.WRONG_TYPE),
     (encode({"t": "hello", "v": 1, "name": None}), ErrorCode.WRONG_TYPE),
-    (encode({"t": "hello", "v": -1, "name": "a"}), ErrorCode.OUT_OF_RANGE),
+    (encode({"t": "hello", "v": -1, "name": "a"}), ErrorCode.UNSUPPORTED_VERSION),
+    (encode({"t": "hello", "v": 2, "name": "a"}), ErrorCode.UNSUPPORTED_VERSION),
+    (encode({"t": "hello", "v": 1, "name": "a" * 25}), ErrorCode.BAD_NAME),
+    (encode({"t": "hello", "v": 1, "name": ""}), ErrorCode.BAD_NAME),
+    (encode({"t": "hello", "v": 1, "name": "a", "password": "x" * 9}), ErrorCode.BAD_PASSWORD),
+    (encode({"t": "set_password", "password": "x" * 257}), ErrorCode.BAD_PASSWORD),
+    (encode({"t": "create", "game": "mathable", "seats": [None] * 9}), ErrorCode.BAD_SEATS),
+    (encode({"t": "create", "game": "mathable", "seats": []}), ErrorCode.BAD_SEATS),
+    (encode({"t": "match", "game": "mathable", "seats": 9}), ErrorCode.BAD_SEATS),
+    (
+        encode({"t": "create", "game": "ishido", "options": {f"o{i}": 1 for i in range(33)}}),
+        ErrorCode.BAD_OPTION,
+    ),
+    (encode({"t": "rooms", "status": "bogus"}), ErrorCode.OUT_OF_RANGE),
+    (encode({"t": "replay", "room": "r1", "seq": 0}), ErrorCode.OUT_OF_RANGE),
     (encode({"t": "hello", "v": 1, "token": "x" * 129}), ErrorCode.OUT_OF_RANGE),
     (encode({"t": "chat", "room": "r", "text": ""}), ErrorCode.OUT_OF_RANGE),
     (encode({"t": "act", "room": "r", "action": {}}), ErrorCode.OUT_OF_RANGE),
@@ -96,7 +110,120 @@ def test_deep_nesting_is_refused():
 def test_pathological_nesting_does_not_crash():
     with pytest.raises(ProtocolError) as info:
         decode(b"\x91" * 200_000)
-    assert info.value.code == ErrorCode.MALFORMED_FRAME
+    assert info.value.code == ErrorCode.MALFORMED_FRAME  # no value at the bottom: cut short
+    with pytest.raises(ProtocolError) as info:
+        decode(b"\x91" * 200_000 + b"\x00")
+    assert info.value.code == ErrorCode.NOT_A_MAP
+
+
+# -- the transport rules of a client's frame (issue 42) --------------------------------------
+
+
+def _map(*pairs: bytes) -> bytes:
+    """A msgpack map of already packed keys and values (so a key may be anything)."""
+    assert len(pairs) % 2 == 0 and len(pairs) < 32
+    return bytes([0x80 | len(pairs) // 2]) + b"".join(pairs)
+
+
+def _p(value: object) -> bytes:
+    return msgpack.packb(value)
+
+
+def _nested(levels: int) -> bytes:
+    """A value nested ``levels`` deep, as bytes (msgpack's packer stops near a thousand)."""
+    return b"\x91" * (levels - 1) + b"\x90"
+
+
+@pytest.mark.parametrize(
+    ("frame", "why"),
+    [
+        (_map(_p(1), _p(1), _p("t"), _p("ping")), "an integer key"),
+        (_map(_p(b"t"), _p("ping")), "a bin key"),
+        (_map(_p("t"), _p("ping"), _p(None), _p(1)), "a nil key"),
+        (_map(_p("t"), _p("ping"), _p("t"), _p("ping")), "a key twice"),
+        (_map(_p("t"), _p("ping"), _p("x"), _map(_p(2), _p(3))), "an integer key, nested"),
+        (_map(_p("t"), _p("ping"), _p("x"), _map(_p("a"), _p(1), _p("a"), _p(2))), "twice, nested"),
+        (_map(_p("t"), _p("ping"), _p("x"), b"\xc7\x05\xff12345"), "a timestamp of 5 bytes"),
+    ],
+)
+def test_maps_have_string_keys_each_once(frame, why):
+    """A JSON Schema cannot describe either, and two readers could read two frames."""
+    with pytest.raises(ProtocolError) as info:
+        decode(frame)
+    assert info.value.code == ErrorCode.MALFORMED_FRAME, why
+    assert info.value.re is None
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH + 1, 100, 1023, 1024, 5000, 60_000])
+def test_a_field_too_deep_is_out_of_range_with_re_whether_read_or_not(levels):
+    """One bound for every field, however deep: ``out_of_range`` carrying ``re``, the ``id``
+    coming after the deep field (issue 42: from 1,024 levels it was ``malformed_frame``)."""
+    for field in (b"later", b"action"):
+        frame = _map(
+            _p("t"), _p("act"), _p("room"), _p("r1"), _p(field.decode()), _nested(levels),
+            _p("id"), _p(41),
+        )  # fmt: skip
+        with pytest.raises(ProtocolError) as info:
+            decode(frame, max_size=2**17)
+        assert (info.value.code, info.value.re) == (ErrorCode.OUT_OF_RANGE, 41), field
+        assert f"act.{field.decode()} is nested deeper than {MAX_DEPTH}" in info.value.message
+
+
+def test_a_field_at_the_bound_is_taken_read_or_not():
+    frame = _map(_p("t"), _p("ping"), _p("later"), _nested(MAX_DEPTH), _p("id"), _p(3))
+    assert decode(frame) == {"t": "ping", "id": 3}
+
+
+@pytest.mark.parametrize(
+    ("tail", "code"),
+    [
+        (b"\x00", ErrorCode.MALFORMED_FRAME),  # a byte after the map
+        (b"", ErrorCode.OUT_OF_RANGE),
+    ],
+)
+def test_a_frame_too_deep_for_msgpack_is_still_checked_whole(tail, code):
+    frame = _map(_p("t"), _p("ping"), _p("x"), _nested(3000), _p("id"), _p(5)) + tail
+    with pytest.raises(ProtocolError) as info:
+        decode(frame)
+    assert info.value.code == code
+    for broken in (
+        _map(_p("t"), _p("ping"), _p("x"), b"\x91" * 3000 + b"\x81\x01\x02"),  # an int key
+        _map(_p("t"), _p("ping"), _p("x"), b"\x91" * 3000 + b"\xa2\xff\xfe"),  # not UTF-8
+        _map(_p("t"), _p("ping"), _p("x"), b"\x91" * 3000 + b"\xc1"),  # no msgpack value
+        _map(_p("t"), _p("ping"), _p("x"), b"\x92" * 3000 + b"\x00"),  # cut short
+    ):
+        with pytest.raises(ProtocolError) as info:
+            decode(broken)
+        assert info.value.code == ErrorCode.MALFORMED_FRAME, broken[-8:]
+
+
+@pytest.mark.parametrize(
+    "ext",
+    [
+        b"\xd4\x05\x00",
+        b"\xd4\xfb\x00",
+        b"\xc7\x00\x03",
+        b"\xd6\xff\x00\x00\x00\x01",
+        b"\xc8\x01\x00\x07" + b"x" * 256,
+    ],
+)
+def test_an_ext_value_is_ignored_where_no_field_is_read_and_wrong_type_where_one_is(ext):
+    """Any ext type (a negative one too, and msgpack's timestamp), as a bin would be."""
+    ignored = _map(_p("t"), _p("ping"), _p("later"), ext, _p("id"), _p(4))
+    assert decode(ignored) == {"t": "ping", "id": 4}
+    nested = _map(_p("t"), _p("ping"), _p("later"), b"\x91" + ext)
+    assert decode(nested) == {"t": "ping"}
+    read = _map(_p("t"), _p("join"), _p("room"), ext, _p("id"), _p(4))
+    with pytest.raises(ProtocolError) as info:
+        decode(read)
+    assert (info.value.code, info.value.re) == (ErrorCode.WRONG_TYPE, 4)
+
+
+def test_a_server_frame_read_by_a_client_keeps_the_old_reading():
+    """Only what the server reads follows the transport rules: a patch may carry integer keys
+    (PROTOCOL.md, Compact updates), and a client reads them."""
+    frame = encode({"t": "pong", "x": {1: 2}})
+    assert decode(frame, specs=SERVER_MESSAGES) == {"t": "pong"}
 
 
 def test_strings_longer_than_the_frame_limit_are_refused_before_allocation():

@@ -7,7 +7,16 @@ import re
 from pathlib import Path
 
 import pytest
-from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES, ErrorCode, check, decode, encode
+from tilehall.protocol import (
+    CLIENT_MESSAGES,
+    SERVER_MESSAGES,
+    ErrorCode,
+    Field,
+    Kind,
+    check,
+    decode,
+    encode,
+)
 
 DOC = (Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md").read_text()
 BLOCKS = re.findall(r"```json (client|server)\n(.*?)```", DOC, re.S)
@@ -85,3 +94,82 @@ def test_each_game_page_gives_the_templates_of_its_events_by_name():
             for name, fields in game.derived_events.items()
         }
         assert [json.loads(b) for b in blocks] == ([want] if want else []), game.name
+
+
+# -- the field tables say what the codec checks (issue 42) ------------------------------------
+
+_KINDS = {
+    Kind.STR: "str",
+    Kind.INT: "int",
+    Kind.NUM: "float",
+    Kind.BOOL: "bool",
+    Kind.MAP: "map",
+    Kind.LIST: "list",
+    Kind.ANY: "any",
+}
+
+
+DASH = "\u2013"
+"""The pages' en dash between two bounds (1\u201364)."""
+
+
+def _number(n: int) -> str:
+    return "2^53" if n == 2**53 else str(n)
+
+
+def documented_type(f: Field) -> str:
+    """The type column a client message's field table gives ``f``: its kind, its bounds or
+    choices, the code of a value out of them when it is not ``out_of_range``, nil, optional."""
+    out = _KINDS[f.kind]
+    if f.choices:
+        shown = [f"`{c}`" for c in f.choices]
+        out += ": " + (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1])
+    elif f.hi is not None:
+        unit = {Kind.LIST: " items", Kind.MAP: " fields"}.get(f.kind, "")
+        if f.lo is None:
+            out += f" of at most {_number(f.hi)}{unit}"
+        else:
+            out += f" {_number(f.lo)}{DASH}{_number(f.hi)}{unit}"
+    if f.code != ErrorCode.OUT_OF_RANGE:
+        out += f" (`{f.code}`)"
+    if f.nullable:
+        out += " or nil"
+    if not f.required:
+        out += ", optional"
+    return out
+
+
+def _client_section(t: str) -> str:
+    sent = DOC.split("## Messages a client sends", 1)[1].split("## Messages the server sends")[0]
+    return sent.split(f"\n### {t}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def _table(section: str) -> dict[str, str]:
+    rows = {}
+    for names, kind in re.findall(r"^\| (`[^|]*`) \| ([^|]*) \|", section, re.M):
+        for name in re.findall(r"`(\w+)`", names):
+            rows[name] = kind.strip()
+    return rows
+
+
+@pytest.mark.parametrize("t", [t for t, spec in CLIENT_MESSAGES.items() if len(spec.fields) > 1])
+def test_every_field_of_a_client_message_is_in_its_table_with_its_bounds(t):
+    """Issue 42: bounds the server enforced were said only in the schema (``room`` at most 64,
+    ``game`` 32, the cursors, ``history.player``, ``scores.table``, ``seq`` up to 2^53), and
+    codes only in the server (nine seats were ``out_of_range`` where the page said
+    ``bad_seats``). Each table now gives each field as schema.py has it."""
+    table = _table(_client_section(t))
+    expected = {f.name: documented_type(f) for f in CLIENT_MESSAGES[t].fields if f.name != "id"}
+    assert {name: table.get(name) for name in expected} == expected
+
+
+def test_the_type_column_is_read_as_written():
+    """The table reader itself, on rows written as the pages write them."""
+    section = f"| `room` / `code` | str 1{DASH}64, optional | exactly one |\n| `seq` | int | x |\n"
+    assert _table(section) == {
+        "room": f"str 1{DASH}64, optional",
+        "code": f"str 1{DASH}64, optional",
+        "seq": "int",
+    }
+    seats = CLIENT_MESSAGES["create"].field("seats")
+    assert documented_type(seats) == f"list 1{DASH}8 items (`bad_seats`), optional"

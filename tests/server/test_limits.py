@@ -420,3 +420,33 @@ async def test_the_client_library_pays_for_pages_and_is_never_refused(tmp_path):
         assert srv.lobby.metrics.errors["rate_limited"] == 0
     finally:
         await srv.stop()
+
+
+async def test_a_large_frame_counts_as_one_request_per_4_kib(tmp_path):
+    """Issue 42: reading a frame costs the server in proportion to what it holds (a frame
+    nested past msgpack's limit is walked in Python), so a frame counts one request per
+    ``welcome.limits.bytes_per_request`` bytes, rounded up; pacing off, so what is left shows
+    as pongs and the rest is refused."""
+    srv, url = await start(
+        tmp_path, rate=5, burst=40, initial_burst=40, pace_backlog=0, max_strikes=1000
+    )
+    try:
+        a = await Raw.open(url)
+        welcome = await a.call({"t": "hello", "v": 1, "name": "Ada"})  # 39 tokens left
+        per = welcome["limits"]["bytes_per_request"]
+        assert per == 4096
+        big = encode({"t": "ping", "later": "x" * 30_000, "id": 1})  # 8 requests
+        assert -(-len(big) // per) == 8
+        await a.send(big)
+        assert (await a.recv())["t"] == "pong"
+        deep = b"\x82\xa1t\xa4ping\xa5later" + b"\x91" * 20_000 + b"\x00"  # 5 requests
+        await a.send(deep)
+        assert (await a.recv())["code"] == "out_of_range"
+        left = 39 - 8 - 5
+        for i in range(60):
+            await a.send({"t": "ping", "id": i})
+        replies = [await a.recv() for _ in range(60)]
+        pongs = sum(r["t"] == "pong" for r in replies)
+        assert left <= pongs <= left + 1, pongs  # one more if 0.2 s passed meanwhile
+    finally:
+        await srv.stop()

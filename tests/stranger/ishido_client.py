@@ -4,8 +4,8 @@ Usage: python ishido_client.py ws://127.0.0.1:PORT [--scenarios]
 Plays one Ishido game to its end on one connection while a second connection
 watches it, then prints a JSON summary on stdout. With --scenarios it asks
 instead what the pages promise of awkward input (the points an outside client
-found in issue 30), and prints for each scenario what the pages say and what
-the server answered.
+found in issues 30 and 42), and prints for each scenario what the pages say and
+what the server answered.
 """
 
 import asyncio
@@ -111,6 +111,21 @@ def answer(reply):
     return reply["code"] if reply["t"] == "error" else reply["t"]
 
 
+async def raw(ws, data):
+    """Send bytes packed by hand and return the answer (the frame after them)."""
+    await ws.send(data)
+    while True:
+        reply = msgpack.unpackb(await ws.recv())
+        if reply["t"] in ("error", "pong", "welcome"):
+            return reply
+
+
+def packed_map(*pairs):
+    """A msgpack map of packed keys and values: a key may be what msgpack's packer would
+    not write (a key twice)."""
+    return bytes([0x80 | len(pairs) // 2]) + b"".join(pairs)
+
+
 async def scenarios(url):
     """Each case as PROTOCOL.md and games/ishido.md say it is answered."""
     said = {}
@@ -118,9 +133,13 @@ async def scenarios(url):
     def expect(name, promised, reply):
         said[name] = {"promised": promised, "got": answer(reply)}
 
+    def expect_re(name, promised, reply, rid):
+        said[name] = {"promised": [promised, rid], "got": [answer(reply), reply.get("re")]}
+
     deep = 0
     for _ in range(20):
         deep = [deep]
+    p = msgpack.packb
     async with websockets.connect(url) as ws:
         # PROTOCOL.md, hello: a frame is read first, then hello_first
         expect("unknown t before hello", "unknown_type", await ask(ws, {"t": "teleport"}, 1))
@@ -129,9 +148,33 @@ async def scenarios(url):
         for name in ("", "x" * 25):
             hello = {"t": "hello", "v": 1, "name": name}
             expect(f"hello, name of {len(name)}", "bad_name", await ask(ws, hello, 4))
-        # Limits: nesting counts only in fields the server reads
+        # Transport: every map has string keys, each once; an ext is ignored where unread
+        expect(
+            "integer key",
+            "malformed_frame",
+            await raw(ws, packed_map(p(1), p(1), p("t"), p("ping"))),
+        )
+        twice = packed_map(p("t"), p("ping"), p("t"), p("ping"))
+        expect("key twice", "malformed_frame", await raw(ws, twice))
+        ext = packed_map(p("t"), p("ping"), p("later"), b"\xd4\x05\x00", p("id"), p(8))
+        expect_re("ext in an unread field", "pong", await raw(ws, ext), 8)
+        # hello: v is 1; a name of 25 is bad_name; a password outside 10-256 bad_password
+        expect(
+            "hello, v 2",
+            "unsupported_version",
+            await ask(ws, {"t": "hello", "v": 2, "name": "x"}, 4),
+        )
+        short = {"t": "hello", "v": 1, "name": "Stranger", "password": "nine char"}
+        expect("hello, password of 9", "bad_password", await ask(ws, short, 4))
+        # Limits: nesting has one bound for every field, read or not, answered with re
         hello = {"t": "hello", "v": 1, "name": "Stranger", "later": deep}
-        expect("hello, deep unread field", "welcome", await ask(ws, hello, 5))
+        expect_re("hello, deep unread field", "out_of_range", await ask(ws, hello, 5), 5)
+        thousand = packed_map(
+            p("t"), p("hello"), p("v"), p(1), p("later"), b"\x91" * 2000 + b"\x00", p("id"), p(6)
+        )
+        expect_re("hello, field 2000 deep", "out_of_range", await raw(ws, thousand), 6)
+        hello = {"t": "hello", "v": 1, "name": "Stranger"}
+        expect("hello", "welcome", await ask(ws, hello, 5))
         ishido = await ask(ws, {"t": "create", "game": "ishido"}, 6)
         room = ishido["room"]
         joined = await ask(ws, {"t": "join", "room": room}, 7)
@@ -146,6 +189,10 @@ async def scenarios(url):
             ("action null at", {"do": "place", "at": None}, "missing_field"),
             ("action do fly", {"do": "fly"}, "unknown_action"),
             ("action nested 9 deep", {"do": "place", "at": [deep, 1]}, "out_of_range"),
+            ("place at [true, 1]", {"do": "place", "at": [True, 1]}, "bad_field"),
+            ("place at [1.0, 2]", {"do": "place", "at": [1.0, 2]}, "bad_field"),
+            ("place at [1, 2, 3]", {"do": "place", "at": [1, 2, 3]}, "bad_field"),
+            ("place off the board", {"do": "place", "at": [8, 0]}, "bad_cell"),
             ("action place", {"do": "place", "at": at}, "update"),
             ("action undo", {"do": "undo"}, "update"),
             ("action quit", {"do": "quit"}, "update"),
@@ -169,11 +216,30 @@ async def scenarios(url):
         ):
             request = {"t": t, "room": nowhere, **extra}
             expect(f"{t} on no room", "unknown_room", await ask(ws, request, rid))
-        # replay: a waiting room is not over
+        # replay: a waiting room is not over; seq counts from 1
         waiting = (await ask(ws, {"t": "create", "game": "mathable"}, 60))["room"]
         await ask(ws, {"t": "join", "room": waiting}, 61)
         replay = {"t": "replay", "room": waiting, "seq": 1}
         expect("replay of a waiting room", "not_over", await ask(ws, replay, 62))
+        replay = {"t": "replay", "room": waiting, "seq": 0}
+        expect("replay of seq 0", "out_of_range", await ask(ws, replay, 63))
+        # rooms: status is waiting, playing or over
+        expect(
+            "rooms, status bogus",
+            "out_of_range",
+            await ask(ws, {"t": "rooms", "status": "bogus"}, 64),
+        )
+        # create: its own codes, whichever check meets the value first
+        nine = {"t": "create", "game": "mathable", "seats": [None] * 9}
+        expect("create, 9 seats", "bad_seats", await ask(ws, nine, 65))
+        options = {"t": "create", "game": "ishido", "options": {f"o{i}": 1 for i in range(33)}}
+        expect("create, 33 options", "bad_option", await ask(ws, options, 66))
+        # act: an action of another game is the room's game's unknown_action
+        mathable = {"t": "create", "game": "mathable", "seats": ["Stranger", "COMP"]}
+        other = (await ask(ws, mathable, 67))["room"]
+        await ask(ws, {"t": "join", "room": other}, 68)
+        undo = {"t": "act", "room": other, "action": {"do": "undo"}}
+        expect("undo in a mathable room", "unknown_action", await ask(ws, undo, 69))
     print(json.dumps(said))
 
 
