@@ -10,6 +10,7 @@ of a few seconds::
     python -m bench.move --full               # whole views instead of patches
     python -m bench.move --game lines --moves 20000
     python -m bench.move --room 200 --profile # the real lobby and rooms, with cProfile
+    python -m bench.move --door 200           # the door: 200 rooms against 200 games' steps
 
 ``steps`` (the default) replays real games move by move and times each step the
 room takes for a move, with ``time.perf_counter_ns``, exactly as
@@ -99,35 +100,55 @@ def _bot(game: str, level: str | None, rng: random.Random) -> Any:
 
 
 def steps(
-    game_name: str, moves: int, *, compact: bool, level: str | None, seed: int, flush_mb: int = 0
+    game_name: str,
+    moves: int,
+    *,
+    compact: bool,
+    level: str | None,
+    seed: int,
+    flush_mb: int = 0,
+    games: int = 1,
 ) -> dict:
     """Time each step of ``moves`` moves of real games (one seat, as the load plays).
 
-    ``flush_mb``: stream that many megabytes of memory before each move, untimed
-    (the ``--flush`` diagnostic of the module's docstring).
+    ``games``: how many games are played at once, one move of each in turn, as
+    that many rooms take turns on a server: each step then finds its game's
+    objects as cold in the CPU's caches as a room's move does (1: one game
+    played move after move, all of it warm). ``flush_mb``: stream that many
+    megabytes of memory before each move, untimed (the ``--flush`` diagnostic
+    of the module's docstring).
     """
     cold = bytearray(flush_mb << 20)
     game = find_game(game_name)
     rng = random.Random(seed)
-    bot = _bot(game_name, level, rng)
     took = {s: 0 for s in STEPS}
     cpu = 0
     done = 0
     now = 1_800_000_000.0
-    while done < moves:
+
+    def deal() -> list[Any]:
         record = RoomRecord(
             id="r1a2b3c4", game=game_name, options={}, seed=rng.randrange(2**31),
             seats=(SeatRecord(),), private_code=None, created_at=now,
         )  # fmt: skip
         start = JournalEntry(room=record.id, seq=1, seat=None, action=START, now=now)
         engine, _ = step(game, record, None, start)
-        before = engine.view(0)
-        while done < moves and engine.status.value == "playing":
-            action = bot.choose(engine.view(0))
-            if action is None:
+        bot = _bot(game_name, level, random.Random(rng.randrange(2**31)))
+        return [record, engine, bot, engine.view(0), 1]
+
+    tables = [deal() for _ in range(games)]
+    while done < moves:
+        for i, table in enumerate(tables):
+            if done >= moves:
                 break
+            record, engine, bot, before, seq = table
+            action = bot.choose(engine.view(0)) if engine.status.value == "playing" else None
+            if action is None:
+                tables[i] = deal()
+                continue
             frame = encode({"t": "act", "room": "r1a2b3c4", "action": action, "id": done + 1})
             now += 0.5
+            seq += 1
             if cold:
                 bytes(cold)
             c0 = time.thread_time_ns()
@@ -136,14 +157,14 @@ def steps(
             t1 = time.perf_counter_ns()
             act = game.normalize(msg["action"])
             t2 = time.perf_counter_ns()
-            entry = JournalEntry(room="r1a2b3c4", seq=done + 2, seat=0, action=act, now=now)
+            entry = JournalEntry(room="r1a2b3c4", seq=seq, seat=0, action=act, now=now)
             engine, events = step(game, record, engine, entry)
             t3 = time.perf_counter_ns()
             row = (entry.room, entry.seq, entry.seat, msgpack.packb(act), entry.now)
             t4 = time.perf_counter_ns()
             view = engine.view(0)
             t5 = time.perf_counter_ns()
-            update: dict[str, Any] = {"t": "update", "room": "r1a2b3c4", "seq": done + 2}
+            update: dict[str, Any] = {"t": "update", "room": "r1a2b3c4", "seq": seq}
             seen = visible(events, 0)
             if compact:
                 update["patch"] = view_patch(before, view)
@@ -167,14 +188,14 @@ def steps(
             ):
                 took[name] += b - a
             del row, data
-            before = view
+            tables[i] = [record, engine, bot, view, seq]
             done += 1
     out = {name: round(ns / done / 1000, 2) for name, ns in took.items()}
     out["total"] = round(sum(took.values()) / done / 1000, 2)
     out["cpu"] = round(cpu / done / 1000, 2)
     return {
-        "game": game_name, "compact": compact, "flush_mb": flush_mb, "moves": done,
-        "us_per_move": out,
+        "game": game_name, "compact": compact, "flush_mb": flush_mb, "games": games,
+        "moves": done, "us_per_move": out,
     }  # fmt: skip
 
 
@@ -417,6 +438,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3, help="step runs; each step shows its least")
     ap.add_argument("--room", type=int, default=0, metavar="N", help="play N rooms at once")
+    ap.add_argument(
+        "--games", type=int, default=1, metavar="N",
+        help="steps: play N games in turn, one move each (as N rooms take turns)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--door", type=int, default=0, metavar="N",
+        help="the door's cost like for like: the steps of N games in turn, then N rooms, "
+        "in one sitting, and the one's CPU per move over the other's",
+    )  # fmt: skip
     ap.add_argument("--seconds", type=float, default=10.0, help="with --room")
     ap.add_argument("--profile", action="store_true", help="with --room: cProfile")
     ap.add_argument(
@@ -442,17 +472,33 @@ def main(argv: list[str] | None = None) -> None:
         if profile:
             print(profile)
         return
+    games = a.door or a.games
     runs = [
-        steps(a.game, a.moves, compact=compact, level=a.level, seed=a.seed, flush_mb=a.flush)
+        steps(
+            a.game, a.moves, compact=compact, level=a.level, seed=a.seed, flush_mb=a.flush,
+            games=games,
+        )
         for _ in range(a.repeat)
-    ]
+    ]  # fmt: skip
     med: dict[str, float] = {
         k: min(r["us_per_move"][k] for r in runs) for k in (*STEPS, "total", "cpu")
     }
     print(f"{a.game}, {'compact' if compact else 'whole views'}, {runs[0]['moves']} moves x "
-          f"{a.repeat}: us per move (the least of the runs: the one least disturbed)")  # fmt: skip
+          f"{a.repeat}, {games} games in turn: us per move (the least of the runs: the one "
+          "least disturbed)")  # fmt: skip
     for k, v in med.items():
         print(f"  {k:12} {v:8.2f}")
+    if a.door:
+        rooms = [
+            asyncio.run(
+                room_run(a.game, a.door, a.seconds, compact=compact, level=a.level, profile=False)
+            )
+            for _ in range(a.repeat)
+        ]
+        room_cpu = min(r["loop_cpu_us_per_move"] for r in rooms)
+        print(f"{a.door} rooms: the loop's CPU per move, the least of {a.repeat} runs of "
+              f"{a.seconds:g} s: {room_cpu:.1f} us")  # fmt: skip
+        print(f"the door: {room_cpu / med['cpu']:.2f}x its steps (CPU per move)")
 
 
 if __name__ == "__main__":
