@@ -3,7 +3,7 @@
 Run from a checkout: ``python -m bench.calibrate [--games N] [--jobs N] [--out FILE]``.
 
 Why: a COMP seat counts in a player's rating as an opponent at its level's
-published rating (``server/ratings.py`` ``BOT_RATINGS``). A number guessed for
+published rating (the game's ``bot_ratings``, ``server/games/<game>.py``). A number guessed for
 a level credits every win against it with the wrong strength; this bench
 measures the levels against each other instead, and the published numbers are
 this bench's last fit (``tests/bench/test_calibrate.py`` fails when they differ).

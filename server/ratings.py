@@ -33,11 +33,11 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
+from tilehall.server.games import all_games, find_game
+
 __all__ = [
-    "BOT_RATINGS",
     "BOT_RD",
     "EPSILON",
-    "RATED_GAMES",
     "SCALE",
     "TAU",
     "RatedGame",
@@ -46,11 +46,13 @@ __all__ = [
     "board_cursor",
     "board_position",
     "bot_rating",
+    "bot_ratings",
     "describe",
     "expected",
     "is_rated",
     "rate",
     "rate_game",
+    "rated_games",
 ]
 
 SCALE = 173.7178
@@ -179,34 +181,41 @@ def _volatility(phi: float, sigma: float, v: float, delta: float, tau: float) ->
 BOT_RD = 50.0
 """The deviation of every bot level's rating: they are fixed, but not exact."""
 
-BOT_RATINGS: Mapping[str, Mapping[str, float]] = {
-    "mathable": {"easy": 1240.0, "normal": 1500.0, "hard": 1840.0},
-}
-"""Each rated game's bot levels and their fixed, published ratings.
 
-They are measured, not guessed: the levels play a seeded round robin
-(``python -m bench.calibrate``) fitted by maximum likelihood on this module's
-scale with ``normal`` fixed at 1500, and these are that fit rounded to 10
-points, each inside its 95 % interval (the run is kept in
-``tests/perf/mathable_calibration.json``; ``tests/bench/test_calibrate.py``
-fails when the numbers here or in the docs differ from it). Between
-calibrations they never change, so a game against a COMP counts and means the
-same every time. A new calibration changes only the games rated after it: a
-rating already stored is never computed again. A game is rated exactly when
-it is here."""
+def bot_ratings(game: str) -> Mapping[str, float]:
+    """``game``'s bot levels and their fixed, published ratings (empty: not rated).
 
-RATED_GAMES = frozenset(BOT_RATINGS)
-"""The games whose finished rooms are rated."""
+    Each game declares them (:attr:`Game.bot_ratings
+    <tilehall.server.games.Game.bot_ratings>`). They are measured, not guessed: the
+    levels play a seeded round robin (``python -m bench.calibrate``) fitted by
+    maximum likelihood on this module's scale with ``normal`` fixed at 1500, and
+    the published ones are that fit rounded to 10 points, each inside its 95 %
+    interval (the run is kept in ``tests/perf/<game>_calibration.json``;
+    ``tests/bench/test_calibrate.py`` fails when the numbers or the docs differ
+    from it). Between calibrations they never change, so a game against a COMP
+    counts and means the same every time. A new calibration changes only the
+    games rated after it: a rating already stored is never computed again. A game
+    is rated exactly when it has them.
+    """
+    try:
+        return find_game(game).bot_ratings
+    except KeyError:
+        return {}
+
+
+def rated_games() -> list[str]:
+    """The games whose finished rooms are rated, by name."""
+    return sorted(g.name for g in all_games() if g.bot_ratings)
 
 
 def is_rated(game: str) -> bool:
     """Whether finished games of ``game`` are rated (it has a leaderboard)."""
-    return game in RATED_GAMES
+    return bool(bot_ratings(game))
 
 
 def bot_rating(game: str, level: str) -> Rating:
     """The fixed rating of ``game``'s bot ``level``; KeyError if it has none."""
-    return Rating(BOT_RATINGS[game][level], BOT_RD)
+    return Rating(bot_ratings(game)[level], BOT_RD)
 
 
 def describe(game: str) -> dict[str, Any]:
@@ -216,7 +225,7 @@ def describe(game: str) -> dict[str, Any]:
     return {
         "rated": True,
         "bot_ratings": {
-            level: {"rating": rating, "rd": BOT_RD} for level, rating in BOT_RATINGS[game].items()
+            level: {"rating": rating, "rd": BOT_RD} for level, rating in bot_ratings(game).items()
         },
     }
 

@@ -242,7 +242,7 @@ class FrameSchema:
     Two validators, so that checking every frame of the suite costs little:
     ``fastjsonschema`` compiles the document to Python (draft-07 is the newest
     it knows, so it reads the draft-07 translation that protocol/asyncapi.yaml's
-    payloads are made with, :func:`tilehall.protocol.asyncapi.draft07`) and says yes
+    payloads are made with, :func:`tools.contract.asyncapi.draft07`) and says yes
     or no; ``jsonschema``, the reference for 2020-12, reads again every frame
     the fast one refuses (for the message and the schema path, and as a second
     opinion). Draft-07 counts a float with an integral value as an integer and
@@ -274,7 +274,7 @@ class FrameSchema:
         }
         # The translation protocol/asyncapi.yaml's payloads are made with: the suite's
         # verdicts on every frame are then the AsyncAPI payloads' too.
-        from tilehall.protocol.asyncapi import draft07
+        from tools.contract.asyncapi import draft07
 
         code = fastjsonschema.compile_to_code(draft07(both, "#/$defs/"), use_default=False)
         # draft-07 takes 7.0 for an integer; msgpack does not: drop that allowance.
@@ -441,7 +441,7 @@ class FrameCheck:
 def _incomplete_view(msg: dict[str, Any]) -> str | None:
     """What a game's view, or an event of a frame that names its game, lacks of the fields its
     page gives (the schema requires no game's fields: PROTOCOL.md's examples shorten them)."""
-    from tilehall.protocol import shapes
+    from tools.contract import shapes
 
     view = msg.get("view")
     if not isinstance(view, dict):
@@ -479,7 +479,7 @@ def _incomplete_view(msg: dict[str, Any]) -> str | None:
         ]
         if missing:
             problems.append(f"the {game} event {name!r} lacks {missing}")
-    return "; ".join(problems) + " (protocol/shapes.py)" if problems else None
+    return "; ".join(problems) + " (the game's view, event and result fields)" if problems else None
 
 
 def _some_game_takes(action: Any) -> bool:

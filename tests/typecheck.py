@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("server", "protocol", "clients")
-CHECKOUT = ("bench", "tests")
+CHECKOUT = ("bench", "tests", "tools")
 """Folders linked under their own names: ``bench.load`` and what it imports."""
 
 
@@ -46,6 +46,8 @@ def run(*extra: str) -> subprocess.CompletedProcess[str]:
                 *extra,
                 "-p",
                 "tilehall",
+                "-p",
+                "tools",
                 "-p",
                 "bench.load",
                 "-m",

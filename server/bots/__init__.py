@@ -1,29 +1,40 @@
 """COMP players: bots that work from a seat's view.
 
-Each game's bot module exports ``BOTS: dict[str, type[Bot]]`` keyed by level.
+A game's bots register in the entry-point group ``tilehall.bots`` under the
+game's wire name: a mapping ``{level: Bot class}`` (``name =
+"package.module:BOTS"``), as Tilehall's own games' do in its ``pyproject.toml``.
+A game without an entry has no bots (COMP seats of it are refused).
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Mapping
+from functools import cache
+from importlib.metadata import entry_points
 
 from tilehall.server.bots.base import Bot
 
-__all__ = ["Bot", "bot_levels", "find_bot"]
+__all__ = ["GROUP", "Bot", "bot_levels", "find_bot"]
 
-_MODULES: dict[str, str] = {
-    "mathable": "tilehall.server.bots.mathable",
-    "matchit": "tilehall.server.bots.matchit",
-    "linksame": "tilehall.server.bots.linksame",
-    "lines": "tilehall.server.bots.lines",
-    "ishido": "tilehall.server.bots.ishido",
-}
+GROUP = "tilehall.bots"
+"""The entry-point group a game's bot levels register in."""
 
 
-def bot_levels(game: str) -> dict[str, type[Bot]]:
+@cache
+def _registry() -> dict[str, str]:
+    """Each game with bots, to where its levels are (loaded when first asked for)."""
+    found: dict[str, str] = {}
+    for point in entry_points(group=GROUP):
+        found.setdefault(point.name, point.value)
+    return found
+
+
+@cache
+def bot_levels(game: str) -> Mapping[str, type[Bot]]:
     """The bot classes of ``game`` by level; KeyError if the game has no bots."""
-    module = importlib.import_module(_MODULES[game])
-    levels: dict[str, type[Bot]] = module.BOTS
+    target = _registry()[game]
+    (point,) = entry_points(group=GROUP, name=game, value=target)
+    levels: Mapping[str, type[Bot]] = point.load()
     return levels
 
 

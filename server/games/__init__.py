@@ -1,9 +1,17 @@
-"""Game registry: every engine is found by its wire name, like python-chess variants."""
+"""Games: every engine is a plugin, found by its wire name, like python-chess variants.
+
+A game registers its engine class in the entry-point group ``tilehall.games``
+of its distribution's ``pyproject.toml`` (``name = "package.module:Class"``),
+as Tilehall's own five do in its own (see docs/writing-a-game.md). The server,
+its bots, the schema generator and the clients all find games here, or in the
+``welcome`` frame the server builds from here: no list of games is kept
+anywhere else.
+"""
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
+from importlib.metadata import entry_points
 
 from tilehall.server.games.actions import ActionField, ActionSpec
 from tilehall.server.games.base import (
@@ -19,6 +27,7 @@ from tilehall.server.games.base import (
 )
 
 __all__ = [
+    "GROUP",
     "ActionField",
     "ActionSpec",
     "Game",
@@ -34,23 +43,33 @@ __all__ = [
     "find_game",
 ]
 
-_REGISTRY: dict[str, str] = {
-    "mathable": "tilehall.server.games.mathable:Mathable",
-    "matchit": "tilehall.server.games.matchit:MatchIt",
-    "linksame": "tilehall.server.games.linksame:LinkSame",
-    "lines": "tilehall.server.games.lines:Lines",
-    "ishido": "tilehall.server.games.ishido:Ishido",
-}
+GROUP = "tilehall.games"
+"""The entry-point group games register their engine class in."""
 
 
 @cache
+def _registry() -> dict[str, type[Game]]:
+    """Every installed game by its wire name, in the order the distributions list them.
+
+    Loaded once: a game is a class a process keeps. An entry whose name is not
+    its class's ``name`` is refused, so that a game is never found under two names.
+    """
+    games: dict[str, type[Game]] = {}
+    for point in entry_points(group=GROUP):
+        cls = point.load()
+        if not (isinstance(cls, type) and issubclass(cls, Game)):
+            raise TypeError(f"entry point {point.name} = {point.value} is not a Game class")
+        if cls.name != point.name:
+            raise ValueError(f"entry point {point.name} names a game called {cls.name!r}")
+        games.setdefault(point.name, cls)
+    return games
+
+
 def find_game(name: str) -> type[Game]:
-    """Return the engine class registered as ``name``; raise KeyError if there is none."""
-    module_name, _, class_name = _REGISTRY[name].partition(":")
-    cls: type[Game] = getattr(importlib.import_module(module_name), class_name)
-    return cls
+    """The engine class registered as ``name``; KeyError if there is none."""
+    return _registry()[name]
 
 
 def all_games() -> list[type[Game]]:
-    """Every registered engine, in registry order."""
-    return [find_game(name) for name in _REGISTRY]
+    """Every registered engine, in registration order."""
+    return list(_registry().values())

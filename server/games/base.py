@@ -254,6 +254,19 @@ class Game(ABC):
     of its None fields (``[name, value, ...]``, without the field names), when the
     template rebuilds it exactly (``joined.derived`` tells the client the templates;
     :func:`tilehall.protocol.patch.shorten_events`)."""
+    view_fields: ClassVar[Mapping[str, str]] = {}
+    """The game's own view fields, each with its *shape*, as the published JSON Schema
+    types them (the view's common fields come first, whatever the game). A shape is a
+    kind (``int``, ``num``, ``str``, ``bool``, ``map``, ``list``, ``any``; ``cell`` is
+    ``[row, col]``, ``ints`` a list of ints, ``strs`` a list of strings), ``?`` after it
+    when nil is allowed too, and ``opt`` before it for a field that may be absent."""
+    event_fields: ClassVar[Mapping[str, Mapping[str, str]]] = {}
+    """The game's events by ``e``, each field with its shape (as :attr:`view_fields`)."""
+    result_fields: ClassVar[Mapping[str, str]] = {}
+    """What the game's ``result`` adds to ``scores`` and ``winners``, with shapes."""
+    bot_ratings: ClassVar[Mapping[str, float]] = {}
+    """A rated game's bot levels and their fixed, published ratings (empty: the game is not
+    rated): measured, not guessed (:func:`tilehall.server.ratings.bot_ratings`)."""
     hidden_when_paused: ClassVar[tuple[str, ...]] = ()
     """View fields shown as null while paused, so that a pause cannot be used to study
     the position (as KShisen hides its board)."""

@@ -406,6 +406,53 @@ class EndReason(enum.StrEnum):
 class Ishido(SoloGame):
     """The Ishido engine (one seat)."""
 
+    view_fields: ClassVar[Mapping[str, str]] = {
+        "board": "list",
+        "current": "cell?",
+        "pouch": "int",
+        "left": "int",
+        "placed": "int",
+        "fourways": "int",
+        "legal": "list",
+        "helps": "int",
+        "undos": "int",
+        "last": "map?",
+        "scoring": "str",
+        "four_way": "str",
+    }
+    """This game's own view fields and their shapes (its page's View table)."""
+    event_fields: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "placed": {
+            "at": "cell",
+            "stone": "cell",
+            "neighbours": "int",
+            "points": "int",
+            "fourway": "bool",
+            "bonus": "int",
+            "score": "int",
+        },
+        "drew": {"stone": "cell", "pouch": "int"},
+        "won": {"left": "int", "bonus": "int", "score": "int"},
+        "game_over": {
+            "left": "int",
+            "score": "int",
+            "bonus": "opt int",
+            "reason": "opt str",
+            "stone": "opt cell",
+        },
+        "help": {"at": "cell?", "points": "int", "helps": "int"},
+    }
+    """This game's events by ``e`` and the shapes of their fields (its page's Events)."""
+    result_fields: ClassVar[Mapping[str, str]] = {
+        "won": "bool",
+        "reason": "str?",
+        "left": "int",
+        "placed": "int",
+        "fourways": "int",
+        "end_bonus": "int",
+    }
+    """What this game's ``result`` adds to ``scores`` and ``winners``."""
+
     name: ClassVar[str] = "ishido"
     title: ClassVar[str] = "Ishido"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})

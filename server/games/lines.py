@@ -155,6 +155,40 @@ MAX_SIDE = 20
 class Lines(SoloGame):
     """The CLines puzzle for one seat; see the module docstring for the rules."""
 
+    view_fields: ClassVar[Mapping[str, str]] = {
+        "width": "int",
+        "height": "int",
+        "colours": "int",
+        "min_line": "int",
+        "throw": "int",
+        "preview": "bool",
+        "board": "list",
+        "score": "int",
+        "streak": "int",
+        "moves": "int",
+        "next": "ints?",
+        "warning": "str?",
+        "eligible": "bool",
+        "undos": "int",
+        "reason": "str?",
+    }
+    """This game's own view fields and their shapes (its page's View table)."""
+    event_fields: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "moved": {"from": "cell", "to": "cell", "path": "list", "colour": "int"},
+        "removed": {
+            "cells": "list",
+            "n": "int",
+            "points": "int",
+            "streak": "int",
+            "by": "str",
+        },
+        "thrown": {"cells": "list", "colours": "ints"},
+        "game_over": {"reason": "str", "score": "int"},
+    }
+    """This game's events by ``e`` and the shapes of their fields (its page's Events)."""
+    result_fields: ClassVar[Mapping[str, str]] = {"reason": "str", "moves": "int"}
+    """What this game's ``result`` adds to ``scores`` and ``winners``."""
+
     name = "lines"
     title = "Lines"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})

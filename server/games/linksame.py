@@ -173,6 +173,55 @@ def _solvable(
 class LinkSame(SoloGame):
     """One player clears ``stages`` boards; see the module docstring for the rules."""
 
+    view_fields: ClassVar[Mapping[str, str]] = {
+        "rows": "int",
+        "cols": "int",
+        "size": "str",
+        "stages": "int",
+        "mode": "str",
+        "kinds": "int",
+        "stage": "int",
+        "movement": "str",
+        "board": "list?",
+        "tiles_left": "int",
+        "score": "int",
+        "hint": "map?",
+        "now": "num",
+        "last_pair": "num?",
+        "bonus_until": "num?",
+        "shot_deadline": "num?",
+        "time_left": "num?",
+        "end": "str?",
+        "undos": "int",
+        "paused": "str?",
+    }
+    """This game's own view fields and their shapes (its page's View table)."""
+    event_fields: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "removed": {
+            "a": "cell",
+            "b": "cell",
+            "tile": "int",
+            "path": "list",
+            "points": "int",
+            "bonus": "int",
+            "moved": "list",
+        },
+        "shot_clock": {"ticks": "int", "points": "int", "score": "int"},
+        "hint": {"a": "cell", "b": "cell", "path": "list", "points": "int"},
+        "shuffled": {"free": "bool", "points": "int", "board": "list"},
+        "restarted": {"stage": "int", "score": "int"},
+        "stage_clear": {"stage": "int", "score": "int"},
+        "stage": {"stage": "int", "movement": "str"},
+        "game_over": {"reason": "str", "score": "int", "stage": "int"},
+    }
+    """This game's events by ``e`` and the shapes of their fields (its page's Events)."""
+    result_fields: ClassVar[Mapping[str, str]] = {
+        "completed": "bool",
+        "stages_cleared": "int",
+        "mode": "str",
+    }
+    """What this game's ``result`` adds to ``scores`` and ``winners``."""
+
     name: ClassVar[str] = "linksame"
     title: ClassVar[str] = "LinkSame"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair"})

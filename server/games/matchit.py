@@ -214,6 +214,61 @@ class LifeLoss(enum.StrEnum):
 class MatchIt(SoloGame):
     """One player clears sheets; see the module docstring for the rules."""
 
+    view_fields: ClassVar[Mapping[str, str]] = {
+        "rows": "int",
+        "cols": "int",
+        "board": "list?",
+        "level": "int",
+        "lives": "int",
+        "helps": "int",
+        "score": "int",
+        "sheets": "int",
+        "tiles_left": "int",
+        "sheet_time": "int",
+        "deadline": "num?",
+        "now": "num",
+        "time_left": "num",
+        "paused": "str?",
+        "pedigree": "bool",
+        "margins_used": "strs",
+        "difficulty": "int",
+        "end": "str?",
+        "undos": "int",
+    }
+    """This game's own view fields and their shapes (its page's View table)."""
+    event_fields: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "removed": {
+            "a": "cell",
+            "b": "cell",
+            "tiles": "ints",
+            "path": "list",
+            "points": "int",
+            "margins": "strs",
+            "help": "bool",
+            "helps": "opt int",
+        },
+        "no_path": {"a": "cell", "b": "cell", "points": "int"},
+        "highlight": {"at": "cell", "cells": "list", "points": "int"},
+        "no_pairs": {"helps": "int"},
+        "sheet_clear": {"level": "int", "bonus": "map", "points": "int"},
+        "sheet": {
+            "level": "int",
+            "sheet_time": "int",
+            "deadline": "num?",
+            "helps": "int",
+            "lives": "int",
+            "difficulty": "int",
+        },
+        "time_out": {"level": "int"},
+        "stuck": {"level": "int"},
+        "giveup": {"level": "int"},
+        "life_lost": {"reason": "str", "lives": "int"},
+        "game_over": {"reason": "str", "score": "int", "level": "int", "sheets": "int"},
+    }
+    """This game's events by ``e`` and the shapes of their fields (its page's Events)."""
+    result_fields: ClassVar[Mapping[str, str]] = {"level": "int", "sheets": "int", "reason": "str?"}
+    """What this game's ``result`` adds to ``scores`` and ``winners``."""
+
     name: ClassVar[str] = "matchit"
     title: ClassVar[str] = "Match-It"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair", "help"})

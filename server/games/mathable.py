@@ -312,6 +312,58 @@ _PLACED_FIELDS: tuple[str, ...] = (
 class Mathable(Game):
     """The Mathable engine (2 to 4 seats)."""
 
+    view_fields: ClassVar[Mapping[str, str]] = {
+        "board": "list",
+        "squares": "list",
+        "racks": "list",
+        "rack_sizes": "ints",
+        "racks_open": "bool",
+        "bag": "int",
+        "unseen": "ints",
+        "turn": "map",
+        "turn_seconds": "int",
+        "deadline": "num?",
+        "now": "opt num",
+        "tiles_placed": "ints",
+        "quit_votes": "ints",
+        "hinted": "ints",
+        "standins": "ints",
+        "paused": "str?",
+        "penalties": "ints?",
+    }
+    """This game's own view fields and their shapes (its page's View table)."""
+    event_fields: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "placed": {
+            "seat": "int",
+            "tile": "int",
+            "at": "cell",
+            "square": "str",
+            "equations": "list",
+            "premium": "int",
+            "points": "int",
+            "draw_earned": "bool",
+            "score": "int",
+        },
+        "bonus": {"seat": "int", "points": "int", "score": "int"},
+        "drew": {"seat": "int", "count": "int", "reason": "str", "tiles": "opt ints"},
+        "drew_tiles": {"seat": "int", "reason": "str", "tiles": "ints"},
+        "exchanged": {"seat": "int", "count": "int", "tiles": "opt ints"},
+        "hinted": {"seat": "int"},
+        "hint": {"seat": "int", "tile": "int?"},
+        "timeout": {"seat": "int"},
+        "turn_ended": {"seat": "int", "placed": "int", "reason": "str"},
+        "turn": {"seat": "int"},
+        "quit_vote": {"seat": "int", "vote": "bool", "votes": "ints"},
+        "game_over": {"reason": "str", "penalties": "ints", "scores": "ints"},
+        "stand_in": {"seat": "int"},
+        "stand_back": {"seat": "int"},
+    }
+    """This game's events by ``e`` and the shapes of their fields (its page's Events)."""
+    result_fields: ClassVar[Mapping[str, str]] = {"reason": "str?", "penalties": "ints"}
+    """What this game's ``result`` adds to ``scores`` and ``winners``."""
+    bot_ratings: ClassVar[Mapping[str, float]] = {"easy": 1240.0, "normal": 1500.0, "hard": 1840.0}
+    """Its bot levels' fixed ratings: the calibration of tests/perf/mathable_calibration.json."""
+
     name: ClassVar[str] = "mathable"
     title: ClassVar[str] = "Mathable"
     min_seats: ClassVar[int] = 2

@@ -16,7 +16,7 @@ from tilehall.protocol import ErrorCode, ProtocolError, encode_with, pack_array
 from tilehall.server.games import Status, find_game
 from tilehall.server.lobby.pages import PAGE_DEFAULT, Frame, Page, packed
 from tilehall.server.lobby.registry import Registry
-from tilehall.server.ratings import RATED_GAMES, Rating, board_cursor, board_position, is_rated
+from tilehall.server.ratings import Rating, board_cursor, board_position, is_rated, rated_games
 from tilehall.server.room.member import Member
 from tilehall.server.room.replays import Replays
 from tilehall.server.store.errors import StoreUnavailable
@@ -198,7 +198,7 @@ class Records:
         """``player``'s rating in each rated game, a new player's where they have none yet."""
         kept = await self.store.ratings_of(player)
         out = {}
-        for game in sorted(RATED_GAMES):
+        for game in rated_games():
             record = kept.get(game)
             current = record.current if record is not None else Rating()
             games = record.games if record is not None else 0

@@ -13,7 +13,7 @@ import random
 import re
 
 import pytest
-from tilehall.server.ratings import BOT_RATINGS, BOT_RD, describe
+from tilehall.server.ratings import BOT_RD, bot_ratings, describe
 
 from bench.calibrate import (
     ANCHOR,
@@ -122,7 +122,7 @@ def test_every_level_is_calibrated_to_the_goal(calibration):
 
 def test_the_server_publishes_the_calibrated_ratings(calibration):
     pub = calibration["published"]
-    assert dict(BOT_RATINGS["mathable"]) == pub
+    assert dict(bot_ratings("mathable")) == pub
     for lv in LEVELS:
         assert calibration["fit"][lv]["low"] <= pub[lv] <= calibration["fit"][lv]["high"]
     assert describe("mathable")["bot_ratings"] == {

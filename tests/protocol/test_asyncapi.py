@@ -10,11 +10,12 @@ from urllib.parse import unquote
 
 import pytest
 import yaml
-from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES, asyncapi
-from tilehall.protocol import jsonschema as generator
+from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES
 
 from tests.protocol import node
 from tests.test_docs import links
+from tools.contract import asyncapi
+from tools.contract import jsonschema as generator
 
 HERE = Path(__file__).resolve().parents[2] / "protocol"
 DOCUMENT = yaml.safe_load((HERE / asyncapi.ASYNCAPI_FILE).read_text())
@@ -52,7 +53,7 @@ def resolve(ref: str) -> Any:
 def test_the_checked_in_document_is_what_the_generator_makes_now():
     text = (HERE / asyncapi.ASYNCAPI_FILE).read_text()
     assert text == asyncapi.dump(asyncapi.build(SCHEMA)), (
-        "protocol/asyncapi.yaml is out of date: run python -m tilehall.protocol.jsonschema"
+        "protocol/asyncapi.yaml is out of date: run python -m tools.contract"
     )
     assert asyncapi.build(SCHEMA) == DOCUMENT  # YAML reads back what was written
 

@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES, Kind, encode, shapes
-from tilehall.protocol import jsonschema as generator
+from tilehall.protocol import CLIENT_MESSAGES, SERVER_MESSAGES, Kind, encode
 from tilehall.server.games import all_games
 
 from tests.helpers import FrameCheck, FrameSchema, Raw, frame_schema
 from tests.protocol import node
+from tools import contract
+from tools.contract import jsonschema as generator
+from tools.contract import shapes
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "protocol" / "PROTOCOL.md").read_text()
@@ -58,12 +60,12 @@ def test_the_checked_in_schema_is_what_the_tables_make_now():
     games = generator.describe_games()
     text = (ROOT / "protocol" / generator.SCHEMA_FILE).read_text()
     assert text == generator.dump(generator.build(games)), (
-        "protocol/tilehall.schema.json is out of date: run python -m tilehall.protocol.jsonschema"
+        "protocol/tilehall.schema.json is out of date: run python -m tools.contract"
     )
 
 
 def test_the_generator_check_mode_agrees():
-    assert generator.main(["--check"]) == 0
+    assert contract.main(["--check"]) == 0
 
 
 def test_the_schema_is_a_valid_2020_12_schema():
@@ -152,7 +154,7 @@ def find(name: str) -> Any:
 
 @pytest.mark.parametrize("game", sorted(GAME_PAGES))
 def test_the_view_table_of_each_game_page_names_the_shapes_fields(game):
-    """protocol/shapes.py and the page's View table list the same fields."""
+    """The game's view fields and its page's View table list the same fields."""
     section = GAME_PAGES[game].split("\n## View", 1)[1].split("\n## ", 1)[0]
     documented = set()
     for row in re.findall(r"^\| (`[^|]*) \|", section, re.M):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tilehall.server.ratings import BOT_RATINGS, RatedGame, Rating, Seat, bot_rating, rate
+from tilehall.server.ratings import RatedGame, Rating, Seat, bot_rating, bot_ratings, rate
 
 from tests.memory import House, MemoryMember
 from tests.netfault import CutProxy
@@ -76,7 +76,7 @@ async def test_welcome_shows_a_new_players_rating_and_the_bots_published_ones(ho
     games = {g["name"]: g for g in welcome["games"]}
     assert games["mathable"]["rated"] is True
     assert games["mathable"]["bot_ratings"] == {
-        level: {"rating": rating, "rd": 50.0} for level, rating in BOT_RATINGS["mathable"].items()
+        level: {"rating": rating, "rd": 50.0} for level, rating in bot_ratings("mathable").items()
     }
     assert set(games["mathable"]["bot_ratings"]) == set(games["mathable"]["bots"])
     assert all(g["rated"] is False for name, g in games.items() if name != "mathable")

@@ -14,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tilehall.server.bots import bot_levels
 from tilehall.server.ratings import (
-    BOT_RATINGS,
     BOT_RD,
     SCALE,
     RatedGame,
@@ -24,11 +23,13 @@ from tilehall.server.ratings import (
     board_cursor,
     board_position,
     bot_rating,
+    bot_ratings,
     describe,
     expected,
     is_rated,
     rate,
     rate_game,
+    rated_games,
 )
 
 PLAYER = Rating(1500, 200, 0.06)
@@ -169,8 +170,8 @@ def test_an_upset_moves_more_than_an_expected_result(player, opponent):
 
 
 def test_every_rated_game_publishes_a_rating_for_each_of_its_bot_levels():
-    for game, levels in BOT_RATINGS.items():
-        assert set(levels) == set(bot_levels(game)), game
+    for game in rated_games():
+        assert set(bot_ratings(game)) == set(bot_levels(game)), game
     # The numbers are the calibration's (tests/bench/test_calibrate.py); here only their
     # shape: normal is the anchor at 1500, and each level is stronger than the one before.
     easy, normal, hard = (bot_rating("mathable", lvl).rating for lvl in ("easy", "normal", "hard"))
@@ -195,7 +196,7 @@ def test_two_people_rate_each_other_at_their_ratings_before_the_game():
 
 def test_a_comp_seat_is_an_opponent_at_its_levels_fixed_rating_and_is_never_rated():
     after = rate_game(game(Seat(score=10, player=1), Seat(score=80, level="hard")), {}, set())
-    hard = Rating(BOT_RATINGS["mathable"]["hard"], 50)
+    hard = Rating(bot_ratings("mathable")["hard"], 50)
     assert after == {1: rate(Rating(), [(hard, 0.0)])}
 
 

@@ -1,36 +1,31 @@
-"""One screen per game, found by the game's wire name; any other game gets the text screen."""
+"""One screen per game, found by the game's wire name; any other game gets the text screen.
+
+A game's terminal board registers in the entry-point group
+``tilehall.terminal_boards`` under the game's wire name (``name =
+"package.module:Screen"``, a :class:`GameScreen`), as Tilehall's own do in its
+``pyproject.toml``. A game without one is shown by :class:`GenericScreen`,
+which says so and shows the game's view and log as text.
+"""
 
 from __future__ import annotations
 
+from functools import cache
+from importlib.metadata import entry_points
+
 from tilehall.clients.cli.games.base import GameScreen
 from tilehall.clients.cli.games.generic import GenericScreen
-from tilehall.clients.cli.games.ishido import IshidoScreen
-from tilehall.clients.cli.games.lines import LinesScreen
-from tilehall.clients.cli.games.linksame import LinkSameScreen
-from tilehall.clients.cli.games.matchit import MatchItScreen
-from tilehall.clients.cli.games.mathable import MathableScreen
 
-__all__ = [
-    "SCREENS",
-    "GameScreen",
-    "GenericScreen",
-    "IshidoScreen",
-    "LinesScreen",
-    "LinkSameScreen",
-    "MatchItScreen",
-    "MathableScreen",
-    "screen_for",
-]
+__all__ = ["GROUP", "GameScreen", "GenericScreen", "screen_for"]
 
-SCREENS: dict[str, type[GameScreen]] = {
-    "ishido": IshidoScreen,
-    "mathable": MathableScreen,
-    "lines": LinesScreen,
-    "matchit": MatchItScreen,
-    "linksame": LinkSameScreen,
-}
+GROUP = "tilehall.terminal_boards"
+"""The entry-point group games' terminal boards register in."""
 
 
+@cache
 def screen_for(game: str) -> type[GameScreen]:
     """The screen class for ``game``: its own, else the generic text screen."""
-    return SCREENS.get(game, GenericScreen)
+    for point in entry_points(group=GROUP, name=game):
+        screen = point.load()
+        if isinstance(screen, type) and issubclass(screen, GameScreen):
+            return screen
+    return GenericScreen

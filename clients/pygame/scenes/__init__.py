@@ -1,38 +1,31 @@
 """The scenes: the lobby, and one per game, found by the game's wire name.
 
-A game without a scene of its own gets :class:`GenericScene`, which shows the
-view as text, so a newly registered game is playable-to-watch at once.
+A game's window board registers in the entry-point group ``tilehall.window_boards``
+under the game's wire name (``name = "package.module:Scene"``, a
+:class:`~.base.GameScene`), as Tilehall's own do in its ``pyproject.toml``. A
+game without one gets :class:`~.generic.GenericScene`, which says so and shows
+the view and log as text, so a newly registered game can be watched at once.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
+from functools import cache
+from importlib.metadata import entry_points
 
-if TYPE_CHECKING:
-    from tilehall.clients.pygame.scenes.base import GameScene
+from tilehall.clients.pygame.scenes.base import GameScene
+from tilehall.clients.pygame.scenes.generic import GenericScene
 
-__all__ = ["SCENES", "scene_for"]
+__all__ = ["GROUP", "scene_for"]
 
-SCENES: dict[str, str] = {
-    "ishido": "tilehall.clients.pygame.scenes.ishido:IshidoScene",
-    "mathable": "tilehall.clients.pygame.scenes.mathable:MathableScene",
-    "lines": "tilehall.clients.pygame.scenes.lines:LinesScene",
-    "matchit": "tilehall.clients.pygame.scenes.matchit:MatchItScene",
-    "linksame": "tilehall.clients.pygame.scenes.linksame:LinkSameScene",
-}
+GROUP = "tilehall.window_boards"
+"""The entry-point group games' window boards register in."""
 
 
+@cache
 def scene_for(game: str) -> type[GameScene]:
     """The scene class that draws ``game`` (the generic one if it has none)."""
-    target = SCENES.get(game, "tilehall.clients.pygame.scenes.generic:GenericScene")
-    module_name, _, class_name = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise  # a real fault inside the scene, not a scene still to be written
-        module = importlib.import_module("tilehall.clients.pygame.scenes.generic")
-        class_name = "GenericScene"
-    cls: type[GameScene] = getattr(module, class_name)
-    return cls
+    for point in entry_points(group=GROUP, name=game):
+        scene = point.load()
+        if isinstance(scene, type) and issubclass(scene, GameScene):
+            return scene
+    return GenericScene

@@ -8,7 +8,9 @@ import pytest
 from textual.widgets import DataTable, Input, Label, Static
 from tilehall.clients import words
 from tilehall.clients.cli.app import TilehallApp
-from tilehall.clients.cli.games import GenericScreen, IshidoScreen, MathableScreen
+from tilehall.clients.cli.games import GenericScreen
+from tilehall.clients.cli.games.ishido import IshidoScreen
+from tilehall.clients.cli.games.mathable import MathableScreen
 from tilehall.clients.cli.lobby import (
     CodeScreen,
     LobbyScreen,
@@ -318,7 +320,7 @@ async def test_unknown_game_gets_the_text_screen(url, monkeypatch):
     """A game without a screen of its own is shown as text; actions are typed as JSON."""
     import tilehall.clients.cli.games as games
 
-    monkeypatch.delitem(games.SCREENS, "ishido")
+    monkeypatch.setattr(games, "screen_for", lambda game: GenericScreen)
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "ishido")
         screen = await screen_of(pilot, GenericScreen)

@@ -6,7 +6,8 @@ from typing import Any
 
 import tilehall.clients.cli.history as history
 from textual.widgets import DataTable
-from tilehall.clients.cli.games import LinesScreen, MathableScreen
+from tilehall.clients.cli.games.lines import LinesScreen
+from tilehall.clients.cli.games.mathable import MathableScreen
 from tilehall.clients.cli.help import HelpScreen
 from tilehall.clients.cli.history import HistoryScreen, Replaying
 from tilehall.clients.cli.lobby import LobbyScreen

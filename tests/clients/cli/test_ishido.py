@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tilehall.clients.cli.games import IshidoScreen
+from tilehall.clients.cli.games.ishido import IshidoScreen
 from tilehall.clients.cli.look import cell_name, stone
 
 from tests.clients.cli.util import app_for, cell_text, create_room, go_to, screen_of, until

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tilehall.clients.cli.games import LinesScreen
+from tilehall.clients.cli.games.lines import LinesScreen
 from tilehall.clients.cli.look import CHIP_SYMBOLS, cell_name
 
 from tests.clients.cli.util import app_for, cell_text, create_room, go_to, screen_of, until

@@ -7,8 +7,8 @@ import re
 
 from rich.text import Text
 from textual.widgets import Input, Label
-from tilehall.clients.cli.games import SCREENS, MathableScreen
-from tilehall.clients.cli.games.mathable import RECENT, THIS_TURN
+from tilehall.clients.cli.games import SCREENS
+from tilehall.clients.cli.games.mathable import RECENT, THIS_TURN, MathableScreen
 from tilehall.clients.cli.help import HelpScreen
 from tilehall.clients.cli.lobby import CreateScreen, LobbyScreen
 from tilehall.clients.cli.look import cell_name

@@ -6,12 +6,13 @@ import re
 
 from textual.widgets import DataTable
 from tilehall.clients import words
-from tilehall.clients.cli.games import LinesScreen, MathableScreen
+from tilehall.clients.cli.games.lines import LinesScreen
+from tilehall.clients.cli.games.mathable import MathableScreen
 from tilehall.clients.cli.lobby import LeaderboardScreen, LobbyScreen, QuickScreen
 from tilehall.clients.cli.widgets import Choice
 from tilehall.clients.config import save_identity
 from tilehall.clients.connection import Connection
-from tilehall.server.ratings import BOT_RATINGS
+from tilehall.server.ratings import bot_ratings
 
 from tests.clients.cli.util import app_for, finish_game, screen_of, text_of, until
 
@@ -115,7 +116,7 @@ async def test_leaderboard_pages_and_shows_mine(url):
         )
         mine = text_of(board, "#board-mine")
         assert mine.startswith("you: ") and "1 game)" in mine
-        levels = ", ".join(f"{lv} {r:.0f}" for lv, r in BOT_RATINGS["mathable"].items())
+        levels = ", ".join(f"{lv} {r:.0f}" for lv, r in bot_ratings("mathable").items())
         assert f"COMP counts at a fixed rating: {levels}" in mine
         await pilot.press("n")
         await until(pilot, lambda: "page 2" in text_of(board, "#board-title"))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from textual.widgets import Static
-from tilehall.clients.cli.games import LinkSameScreen, MatchItScreen
-from tilehall.clients.cli.games.matchit import tile_label
+from tilehall.clients.cli.games.linksame import LinkSameScreen
+from tilehall.clients.cli.games.matchit import MatchItScreen, tile_label
 from tilehall.clients.cli.games.shisen import path_cells, path_paint
 from tilehall.clients.cli.help import HelpScreen
 from tilehall.server.games.matchit import match_key

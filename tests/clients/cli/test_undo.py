@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import time
 
-from tilehall.clients.cli.games import IshidoScreen, LinesScreen, LinkSameScreen, MatchItScreen
+from tilehall.clients.cli.games.ishido import IshidoScreen
+from tilehall.clients.cli.games.lines import LinesScreen
+from tilehall.clients.cli.games.linksame import LinkSameScreen
+from tilehall.clients.cli.games.matchit import MatchItScreen
 from tilehall.clients.cli.look import cell_name
 from tilehall.server.games.matchit import match_key
 from tilehall.server.games.shisensho import identity_key

@@ -1,0 +1,1 @@
+"""Tools run from a checkout of Tilehall, not shipped with it (as ``bench/`` is)."""
