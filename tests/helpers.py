@@ -447,6 +447,8 @@ def _incomplete_view(msg: dict[str, Any]) -> str | None:
     if not isinstance(view, dict):
         return None
     game = str(view.get("game"))
+    if game not in shapes.GAME_VIEWS:
+        return None  # a game this process has not installed (a server's plugin): the schema's
     problems = []
     if view.get("status") in ("playing", "over"):
         fields = shapes.GAME_VIEWS.get(game, {})

@@ -1,8 +1,9 @@
-"""The fallback screen: any game's view as text, and actions typed as JSON.
+"""The fallback screen: any game's view and log as text, and actions typed as JSON.
 
-It lets a game be played from the terminal the day its engine is registered,
-before it has a screen of its own (and stays the answer for a game this client
-does not know yet).
+A game this client has no board for (a plugin game the server has and this
+client does not, or one whose board is still to be written) is still watched
+and played here: the header says there is no board for it, the view is shown
+as text and its log (the events of each update) below it.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ class GenericScreen(GameScreen):
     LABEL = "Game"
     KEYS = "a type an action  esc stop typing  q leave  ? help"
     ABOUT = (
-        "This game has no screen of its own in this client yet: its view is shown as text. "
-        'Type an action as JSON, for example {"do": "place", "at": [4, 7]}, and press enter.'
+        "This client has no board for this game: its view is shown as text, and each update's "
+        "events (its log) below it. Type an action as JSON, for example "
+        '{"do": "place", "at": [4, 7]}, and press enter.'
     )
 
     BINDINGS = [
@@ -83,6 +85,11 @@ class GenericScreen(GameScreen):
     def label(self) -> str:
         game = self.tapp.games.get(self.model.game) or {}
         return str(game.get("title") or self.model.game)
+
+    def header(self) -> Text:
+        text = super().header()
+        text.append(f"  no board for {self.label()} in this client: view and log as text")
+        return text
 
     def fit(self, size: Size) -> None:
         """Text wraps and scrolls by itself: nothing to fit."""

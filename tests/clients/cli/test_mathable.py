@@ -7,7 +7,7 @@ import re
 
 from rich.text import Text
 from textual.widgets import Input, Label
-from tilehall.clients.cli.games import SCREENS
+from tilehall.clients.cli.games import GenericScreen, screen_for
 from tilehall.clients.cli.games.mathable import RECENT, THIS_TURN, MathableScreen
 from tilehall.clients.cli.help import HelpScreen
 from tilehall.clients.cli.lobby import CreateScreen, LobbyScreen
@@ -16,6 +16,7 @@ from tilehall.clients.cli.widgets import Choice, StatusLine, fit_keys
 from tilehall.clients.connection import Connection
 from tilehall.clients.words import Said, Tone
 from tilehall.server.bots.mathable import EasyBot
+from tilehall.server.games import all_games
 from tilehall.server.games.mathable import legal_placements
 
 from tests.clients.cli.util import (
@@ -382,7 +383,7 @@ async def test_a_long_note_is_read_whole_on_80_columns(url):
 def test_every_screens_keys_fit_80_columns_and_keep_help_when_squeezed():
     """Issue 30 item 4, point 7: Mathable's footer was cut at 80 columns. Every game's
     keys fit beside " online " there; squeezed further, whole keys go and "? q" stays."""
-    for screen in (*SCREENS.values(), MathableScreen):
+    for screen in (*(screen_for(g.name) for g in all_games()), GenericScreen):
         line = f" online  {screen.KEYS}"
         assert len(line) <= 80, (screen.__name__, len(line))
     keys = MathableScreen.KEYS
