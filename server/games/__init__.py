@@ -41,15 +41,22 @@ __all__ = [
     "Status",
     "all_games",
     "find_game",
+    "listed_order",
 ]
 
 GROUP = "tilehall.games"
 """The entry-point group games register their engine class in."""
 
 
+def listed_order(game: type[Game]) -> tuple[bool, str]:
+    """The order games are listed in (``welcome.games``, the clients' forms): the games of
+    several players first, the ones people meet in, then by title."""
+    return game.max_seats == 1, game.title.casefold()
+
+
 @cache
 def _registry() -> dict[str, type[Game]]:
-    """Every installed game by its wire name, in the order the distributions list them.
+    """Every installed game by its wire name, in :func:`listed_order`.
 
     Loaded once: a game is a class a process keeps. An entry whose name is not
     its class's ``name`` is refused, so that a game is never found under two names.
@@ -62,7 +69,7 @@ def _registry() -> dict[str, type[Game]]:
         if cls.name != point.name:
             raise ValueError(f"entry point {point.name} names a game called {cls.name!r}")
         games.setdefault(point.name, cls)
-    return games
+    return {g.name: g for g in sorted(games.values(), key=listed_order)}
 
 
 def find_game(name: str) -> type[Game]:
@@ -71,5 +78,5 @@ def find_game(name: str) -> type[Game]:
 
 
 def all_games() -> list[type[Game]]:
-    """Every registered engine, in registration order."""
+    """Every registered engine, in :func:`listed_order`."""
     return list(_registry().values())
