@@ -230,7 +230,7 @@ def clean_chat(raw: str) -> str:
     """
     text = _LINE_BREAKS.sub(" ", unicodedata.normalize("NFC", raw))
     text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
-    text = _cap_marks(text).strip()
+    text = _cap_marks(text.strip())
     return text if disarm.skeleton_key(text).strip() else ""
 
 

@@ -24,18 +24,19 @@ class Histogram:
     """A Prometheus histogram: cumulative bucket counts, a sum and a count.
 
     :meth:`observe` only appends to a buffer of doubles (a list's append in C: no
-    Python frame for every move), folded into the buckets when the histogram is
-    read, or by :meth:`fold` (the server folds every histogram once a second, so
-    the buffer holds at most a second of values).
+    Python frame for every move); the buffer is folded into the buckets when the
+    histogram is read (:attr:`counts`, :attr:`count`, :attr:`total`, :meth:`render`)
+    or by :meth:`fold` (the server folds every histogram once a second, so the
+    buffer holds at most a second of values).
     """
 
-    __slots__ = ("_values", "bounds", "count", "counts", "observe", "total")
+    __slots__ = ("_count", "_counts", "_total", "_values", "bounds", "observe")
 
     def __init__(self, bounds: tuple[float, ...] = LATENCY_BUCKETS) -> None:
         self.bounds = bounds
-        self.counts = [0] * (len(bounds) + 1)
-        self.total = 0.0
-        self.count = 0
+        self._counts = [0] * (len(bounds) + 1)
+        self._total = 0.0
+        self._count = 0
         self._values = array.array("d")
         self.observe: Callable[[float], None] = self._values.append
         """Record one value."""
@@ -44,23 +45,41 @@ class Histogram:
         """Count the values observed since the last fold into the buckets."""
         values, self._values = self._values, array.array("d")
         self.observe = self._values.append
-        counts, bounds = self.counts, self.bounds
+        counts, bounds = self._counts, self.bounds
         for value in values:
             counts[bisect.bisect_left(bounds, value)] += 1
-        self.total += sum(values)
-        self.count += len(values)
+        self._total += sum(values)
+        self._count += len(values)
+
+    @property
+    def counts(self) -> list[int]:
+        """Values by bucket (the last: over every bound), all observed so far."""
+        self.fold()
+        return self._counts
+
+    @property
+    def count(self) -> int:
+        """Values observed so far."""
+        self.fold()
+        return self._count
+
+    @property
+    def total(self) -> float:
+        """Their sum."""
+        self.fold()
+        return self._total
 
     def render(self, name: str, labels: str = "") -> list[str]:
-        self.fold()
+        counts, count, total = self.counts, self._count, self._total
         sep = "," if labels else ""
         lines, running = [], 0
-        for bound, n in zip(self.bounds, self.counts, strict=False):
+        for bound, n in zip(self.bounds, counts, strict=False):
             running += n
             lines.append(f'{name}_bucket{{{labels}{sep}le="{bound}"}} {running}')
-        lines.append(f'{name}_bucket{{{labels}{sep}le="+Inf"}} {self.count}')
+        lines.append(f'{name}_bucket{{{labels}{sep}le="+Inf"}} {count}')
         suffix = f"{{{labels}}}" if labels else ""
-        lines.append(f"{name}_sum{suffix} {self.total:.6f}")
-        lines.append(f"{name}_count{suffix} {self.count}")
+        lines.append(f"{name}_sum{suffix} {total:.6f}")
+        lines.append(f"{name}_count{suffix} {count}")
         return lines
 
 
