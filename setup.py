@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import runpy
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,16 @@ def _compiled() -> list[Any]:
         os.chdir(old)
 
 
+def _build_requires() -> list[str]:
+    """What the compiled build needs in pip's isolated build: mypy, and the project's own
+    dependencies, which mypy reads the types of (a module it cannot find is an error)."""
+    if not MYPYC:
+        return []
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return ["mypy>=1.10", *project["dependencies"]]
+
+
 setup(
     ext_modules=_compiled(),
-    setup_requires=["mypy>=1.10"] if MYPYC else [],
+    setup_requires=_build_requires(),
 )

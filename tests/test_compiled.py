@@ -2,7 +2,7 @@
 
 The fast tests here say which build the checkout runs and that the list of
 compiled modules names real modules. The slow one builds the wheel (or takes
-the one CI built: ``TILEHALL_WHEEL=path/to/tilehall-*.whl``), installs it into
+one built before, in the folder ``TILEHALL_WHEEL`` names), installs it into
 a fresh virtualenv, starts that install's server and plays an Ishido game to
 its end over a real socket, with compact updates checked against whole views.
 """
@@ -45,9 +45,8 @@ def test_every_compiled_module_is_a_module_of_the_source():
 def wheel(tmp_path_factory) -> Path:
     """The compiled wheel, built with the README's command from a clone's files.
 
-    ``TILEHALL_WHEEL`` names a folder (CI's ``.ci/run`` sets it): a wheel already
-    there is taken as it is, and one built here is left there, so that CI's
-    second step installs the one this test played with and mypyc runs once.
+    ``TILEHALL_WHEEL`` names a folder: a wheel already there is taken as it is,
+    and one built here is left there (a developer rerunning this test compiles once).
     """
     given = os.environ.get("TILEHALL_WHEEL")
     out = Path(given) if given else tmp_path_factory.mktemp("dist")
