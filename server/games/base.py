@@ -26,7 +26,7 @@ import enum
 import pickle
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, Self
 
@@ -56,6 +56,7 @@ __all__ = [
     "Table",
     "away",
     "option_values",
+    "shown_rows",
     "stand_back",
     "stand_in",
     "step",
@@ -100,6 +101,24 @@ class OptionError(ValueError):
 
 class PositionError(ValueError):
     """A position given to ``from_position`` that the engine cannot hold."""
+
+
+def shown_rows(rows: Iterable[Iterable[Any]], before: list[list[Any]] | None) -> list[list[Any]]:
+    """The board's ``rows`` as lists for a view, each the list of ``before`` (the rows of
+    the last view) where that row has not changed.
+
+    A view is read, never changed: it is packed, and kept to patch the next one
+    against. A row that is the very list of the view before is skipped by the
+    patch at once (``is``); an equal new list costs the patch a comparison and
+    two packings (a changed type inside must be sent, ``1 == True``), for every
+    row of every move. Comparing here costs one C comparison a row, because the
+    engine's cells never change type (a tile number or None, a colour). Shared
+    with every audience's view of the same move, too.
+    """
+    fresh = [list(row) for row in rows]
+    if before is None or len(before) != len(fresh):
+        return fresh
+    return [old if old == new else new for old, new in zip(before, fresh, strict=True)]
 
 
 def away() -> Action:
@@ -561,6 +580,15 @@ class Game(ABC):
     def scores(self) -> list[int]:
         """One number per seat."""
 
+    _rows_shown: list[list[Any]] | None = None
+    """The board's rows as the last view showed them (:meth:`_view_rows`); not game state."""
+
+    def _view_rows(self, rows: Iterable[Iterable[Any]]) -> list[list[Any]]:
+        """The board's rows for a view, sharing the lists of rows that did not change with
+        the view before (:func:`shown_rows`)."""
+        out = self._rows_shown = shown_rows(rows, self._rows_shown)
+        return out
+
     @abstractmethod
     def state_view(self, seat: int | None) -> dict[str, Any]:
         """The game's own state as ``seat`` may see it (None: a spectator).
@@ -699,7 +727,7 @@ class SoloGame(Game):
         Pickle copies in C what ``deepcopy`` walked in Python (the random stream
         too, through its state), and the copy is one untracked object.
         """
-        skip = ("_entries", "_checkpoints", *self.rebuilt_fields)
+        skip = ("_entries", "_checkpoints", "_rows_shown", *self.rebuilt_fields)
         return pickle.dumps({k: v for k, v in self.__dict__.items() if k not in skip}, _PICKLE)
 
     def _rebuild(self) -> None:

@@ -397,7 +397,7 @@ class Lines(SoloGame):
             "min_line": self.min_line,
             "throw": self.throw,
             "preview": self.preview,
-            "board": [self._board[r * w : (r + 1) * w] for r in range(self.height)],
+            "board": self._view_rows(self._board[r * w : (r + 1) * w] for r in range(self.height)),
             "score": self._score,
             "streak": self._streak,
             "moves": self._moves,

@@ -429,7 +429,7 @@ class LinkSame(SoloGame):
             "kinds": self.rows * self.cols // 4,
             "stage": self._stage,
             "movement": self.rule.name,
-            "board": [list(row) for row in self._board],
+            "board": self._view_rows(self._board),
             "tiles_left": count_tiles(self._board),
             "score": self._score,
             "hint": None if self._hint is None else dict(self._hint),

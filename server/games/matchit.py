@@ -411,7 +411,7 @@ class MatchIt(SoloGame):
         return {
             "rows": ROWS,
             "cols": COLS,
-            "board": [list(row) for row in self._board],
+            "board": self._view_rows(self._board),
             "level": self._level,
             "lives": self._lives,
             "helps": self._helps,

@@ -202,6 +202,11 @@ def _operation(a: int, b: int, tile: int, only: str | None) -> str | None:
     return None
 
 
+_SQUARE_CODES: list[list[str]] = [[square_code((r, c)) for c in range(SIZE)] for r in range(SIZE)]
+"""Every square's code, row by row: one list for every view (views are read, never changed),
+which the patch of a move then skips at once."""
+
+
 def _operands(board: Board, cell: Cell, dr: int, dc: int) -> tuple[int, int] | None:
     """The numbers on A (adjacent) and B (beyond) in one direction, if both squares hold one."""
     r, c = cell
@@ -832,8 +837,8 @@ class Mathable(Game):
         """Board, racks as ``seat`` may see them, the tiles it cannot see, and the turn."""
         over = self.end_reason is not None
         return {
-            "board": [list(row) for row in self.board],
-            "squares": [[square_code((r, c)) for c in range(SIZE)] for r in range(SIZE)],
+            "board": self._view_rows(self.board),
+            "squares": _SQUARE_CODES,
             "racks": [
                 list(rack) if self.open_racks or i == seat else None
                 for i, rack in enumerate(self.racks)
