@@ -22,9 +22,11 @@ from typing import Any
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
+from tilehall.clients.cli import games as boards
+from tilehall.clients.cli.host import Frame
+from tilehall.clients.cli.lobby import LobbyScreen, NameScreen, PasswordScreen
 from tilehall.clients.cli.widgets import StatusLine
 from tilehall.clients.config import DEFAULT_URL, forget, known_names, load_identity, save_identity
 from tilehall.clients.connection import Connection, ConnectionLost, ServerError
@@ -51,14 +53,6 @@ NAME_PROBLEMS = {
 
 ASK_PASSWORD = {ErrorCode.PASSWORD_REQUIRED, ErrorCode.BAD_PASSWORD}
 """Hello refusals after which the app asks for the name's password (esc: another name)."""
-
-
-class Frame(Message, bubble=False):
-    """A frame the server pushed (``update``, ``room``, ``chat``, ``_rejoined``...)."""
-
-    def __init__(self, msg: dict[str, Any]) -> None:
-        super().__init__()
-        self.msg = msg
 
 
 class TilehallApp(App[None]):
@@ -116,8 +110,6 @@ class TilehallApp(App[None]):
         conn = await self._open()
         self.conn = conn
         self.link = "online"
-        from tilehall.clients.cli.lobby import LobbyScreen
-
         await self.push_screen(LobbyScreen())
         async for msg in conn.pushed():
             self._route(msg)
@@ -125,8 +117,6 @@ class TilehallApp(App[None]):
 
     async def _open(self) -> Connection:
         """Say hello by saved token, else by name, asking for a name when refused."""
-        from tilehall.clients.cli.lobby import NameScreen, PasswordScreen
-
         saved_name, token = load_identity(self.url, self.wanted_name)
         name = saved_name  # --name X: X's own token, if X played here before
         password: str | None = None
@@ -292,15 +282,13 @@ class TilehallApp(App[None]):
         self, joined: dict[str, Any], summary: dict[str, Any] | None = None, code: str | None = None
     ) -> None:
         """Open the screen for a room just joined or watched."""
-        from tilehall.clients.cli.games import screen_for
-
         self.lobby.apply(joined)
         model = RoomModel.from_joined(joined, summary)
         pushed = self.lobby.summaries.get(model.room)
         if pushed is not None:
             model.summary = pushed
         model.code = code
-        await self.push_screen(screen_for(model.game)(model))
+        await self.push_screen(boards.screen_for(model.game)(model))
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

@@ -21,9 +21,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import DataTable, Static
-from tilehall.clients.cli.app import Frame
 from tilehall.clients.cli.games import GameScreen, screen_for
 from tilehall.clients.cli.help import HelpScreen, keys_of
+from tilehall.clients.cli.host import Frame
 from tilehall.clients.cli.widgets import PagedScreen, StatusLine
 from tilehall.clients.model import ReplayModel, RoomModel, ServerClock
 

@@ -19,8 +19,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Input, Label, Static
 from tilehall.clients import words
-from tilehall.clients.cli.app import Frame
 from tilehall.clients.cli.help import HelpScreen, keys_of
+from tilehall.clients.cli.history import HistoryScreen
+from tilehall.clients.cli.host import Frame
 from tilehall.clients.cli.widgets import Choice, PagedScreen, StatusLine
 from tilehall.clients.connection import ServerError
 from tilehall.clients.model import LobbyModel, seat_label
@@ -28,7 +29,7 @@ from tilehall.clients.words import option_label, quick_fields, quick_note, quick
 from tilehall.protocol import ErrorCode
 
 if TYPE_CHECKING:
-    from tilehall.clients.cli.app import TilehallApp
+    from tilehall.clients.cli.host import Host
 
 __all__ = [
     "CodeScreen",
@@ -173,8 +174,8 @@ class SetPasswordScreen(ModalScreen[bool]):
         """Why the password is asked for (before a sign-out, say); None: the player asked."""
 
     @property
-    def tapp(self) -> TilehallApp:
-        return cast("TilehallApp", self.app)
+    def tapp(self) -> Host:
+        return cast("Host", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -561,8 +562,8 @@ class LobbyScreen(Screen[None]):
         self._shown: list[tuple[str, ...]] | None = None
 
     @property
-    def tapp(self) -> TilehallApp:
-        return cast("TilehallApp", self.app)
+    def tapp(self) -> Host:
+        return cast("Host", self.app)
 
     @property
     def model(self) -> LobbyModel:
@@ -793,8 +794,6 @@ class LobbyScreen(Screen[None]):
         self.app.push_screen(ScoresScreen(self.tapp.games))
 
     def action_history(self) -> None:
-        from tilehall.clients.cli.history import HistoryScreen
-
         self.app.push_screen(HistoryScreen())
 
     def action_leaderboard(self) -> None:
@@ -825,8 +824,8 @@ class ScoresScreen(Screen[None]):
         self.table_name: str | None = None
 
     @property
-    def tapp(self) -> TilehallApp:
-        return cast("TilehallApp", self.app)
+    def tapp(self) -> Host:
+        return cast("Host", self.app)
 
     def compose(self) -> ComposeResult:
         names = list(self.games)

@@ -23,7 +23,7 @@ from textual.widgets import Static
 from tilehall.clients.cli.look import cell_letter
 
 if TYPE_CHECKING:
-    from tilehall.clients.cli.app import TilehallApp
+    from tilehall.clients.cli.host import Host
 
 __all__ = ["Cell", "Choice", "Grid", "Paint", "StatusLine", "fit_keys"]
 
@@ -355,8 +355,8 @@ class PagedScreen(Screen[None]):
         self.next: str | None = None
 
     @property
-    def tapp(self) -> TilehallApp:
-        return cast("TilehallApp", self.app)
+    def tapp(self) -> Host:
+        return cast("Host", self.app)
 
     def request(self) -> dict[str, Any]:
         """The request for the first page, without ``limit`` and ``cursor``."""

@@ -19,12 +19,12 @@ import os
 import queue
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import pygame
 from tilehall.clients.config import DEFAULT_URL, forget, load_identity, save_identity
 from tilehall.clients.model import LobbyModel, RoomModel
-from tilehall.clients.pygame.net import Net, NullNet
+from tilehall.clients.pygame.net import Net, NetLike, NullNet
 from tilehall.clients.pygame.scenes import scene_for
 from tilehall.clients.pygame.scenes.base import GameScene, Scene
 from tilehall.clients.pygame.scenes.lobby import (
@@ -39,23 +39,6 @@ __all__ = ["App", "NetLike", "main", "parse_args"]
 
 FPS = 60
 MIN_SIZE = (760, 520)
-
-
-class NetLike(Protocol):
-    """What the window needs from the network side (:class:`Net`, or a stand-in)."""
-
-    inbox: queue.Queue[dict[str, Any]]
-    url: str
-
-    def start(self) -> None: ...
-    def stop(self, timeout: float = ...) -> None: ...
-    def request(self, msg: dict[str, Any], tag: str | None = None) -> None: ...
-    def join(self, room: str, seat: int | None = None) -> None: ...
-    def sign_out(self, everywhere: bool = False) -> None: ...
-    def join_code(self, code: str) -> None: ...
-    def watch(self, room: str) -> None: ...
-    def rejoin(self, room: str) -> None: ...
-    def act(self, room: str, action: dict[str, Any]) -> None: ...
 
 
 class App:

@@ -32,11 +32,29 @@ import queue
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Protocol
 
 from tilehall.clients.connection import Connection, ConnectionLost, ServerError
 
-__all__ = ["Net", "NullNet"]
+__all__ = ["Net", "NetLike", "NullNet"]
+
+
+class NetLike(Protocol):
+    """What the window needs from the network side (:class:`Net`, or a stand-in)."""
+
+    inbox: queue.Queue[dict[str, Any]]
+    url: str
+
+    def start(self) -> None: ...
+    def stop(self, timeout: float = ...) -> None: ...
+    def request(self, msg: dict[str, Any], tag: str | None = None) -> None: ...
+    def join(self, room: str, seat: int | None = None) -> None: ...
+    def sign_out(self, everywhere: bool = False) -> None: ...
+    def join_code(self, code: str) -> None: ...
+    def watch(self, room: str) -> None: ...
+    def rejoin(self, room: str) -> None: ...
+    def act(self, room: str, action: dict[str, Any]) -> None: ...
+
 
 log = logging.getLogger(__name__)
 

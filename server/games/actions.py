@@ -26,18 +26,16 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from tilehall.protocol import GameCode
 from tilehall.server.games.errors import InvalidMove
-
-if TYPE_CHECKING:
-    from tilehall.server.games.base import Event
 
 __all__ = [
     "Action",
     "ActionField",
     "ActionSpec",
+    "Event",
     "FieldKind",
     "Handler",
     "action_table",
@@ -55,7 +53,16 @@ G = TypeVar("G")
 Action = dict[str, Any]
 """One player action: a small msgpack-able map whose ``do`` names the move."""
 
-Handler = Callable[[G, int, Action, float], "list[Event]"]
+Event = dict[str, Any]
+"""What happened: a map whose ``e`` names the event.
+
+An event is public unless it carries ``"_to": seat``; then only that seat's
+connections receive it (hidden racks, private draws). Rooms strip ``_to`` before
+sending. The marker is underscored so that no game field can collide with it
+(Lines' ``moved`` event has a ``to`` cell).
+"""
+
+Handler = Callable[[G, int, Action, float], list[Event]]
 """Plays a normalised action for ``seat`` at ``now``: ``handler(game, seat, action, now)``."""
 
 QUOTE_LIMIT = 60

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, Self
 
 from tilehall.protocol import GameCode, Status
-from tilehall.server.games.actions import Action, ActionSpec, quote
+from tilehall.server.games.actions import Action, ActionSpec, Event, quote
 from tilehall.server.games.errors import GameError, IllegalMove, InvalidMove
 
 __all__ = [
@@ -61,15 +61,6 @@ __all__ = [
     "stand_in",
     "step",
 ]
-
-Event = dict[str, Any]
-"""What happened: a map whose ``e`` names the event.
-
-An event is public unless it carries ``"_to": seat``; then only that seat's
-connections receive it (hidden racks, private draws). Rooms strip ``_to`` before
-sending. The marker is underscored so that no game field can collide with it
-(Lines' ``moved`` event has a ``to`` cell).
-"""
 
 TICK: Action = {"do": "_tick"}
 """The journal's record of a clock step: applying it calls ``advance(now)``."""

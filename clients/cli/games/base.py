@@ -23,15 +23,15 @@ from textual.events import Resize
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Static
-from tilehall.clients.cli.app import Frame
 from tilehall.clients.cli.help import HelpScreen, keys_of
+from tilehall.clients.cli.host import Frame
 from tilehall.clients.cli.widgets import Cell, Grid, Paint, StatusLine
 from tilehall.clients.connection import ConnectionLost, ServerError
 from tilehall.clients.model import RoomModel
 from tilehall.clients.words import Tone, Words, error_text
 
 if TYPE_CHECKING:
-    from tilehall.clients.cli.app import TilehallApp
+    from tilehall.clients.cli.host import Host
 
 __all__ = ["GameScreen"]
 
@@ -77,8 +77,8 @@ class GameScreen(Screen[None]):
         """What the last few updates did, newest last (bot moves come one update each)."""
 
     @property
-    def tapp(self) -> TilehallApp:
-        return cast("TilehallApp", self.app)
+    def tapp(self) -> Host:
+        return cast("Host", self.app)
 
     @property
     def mono(self) -> bool:

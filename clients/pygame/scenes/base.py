@@ -9,18 +9,16 @@ refusals and hints. A game's scene fills in the board, the panel and the clicks.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import pygame
-from tilehall.clients.model import Change, RoomModel
+from tilehall.clients.model import Change, LobbyModel, RoomModel
 from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.net import NetLike
 from tilehall.clients.pygame.widgets import Button
 from tilehall.clients.words import CONFIRM, Said, Tone, Words, error_text
 
-if TYPE_CHECKING:
-    from tilehall.clients.pygame.app import App
-
-__all__ = ["TONE_COLOUR", "GameScene", "Scene", "draw_bar"]
+__all__ = ["TONE_COLOUR", "App", "GameScene", "Scene", "draw_bar"]
 
 TOP = 48
 """Height of the top bar."""
@@ -35,6 +33,30 @@ TONE_COLOUR: dict[Tone, d.Colour] = {
     Tone.QUIET: d.TEXT_DIM,
 }
 """How the notice line shows each :class:`~tilehall.clients.words.Tone`."""
+
+
+class App(Protocol):
+    """The window as its scenes use it (:class:`tilehall.clients.pygame.app.App`).
+
+    The window opens the scenes, so a scene names it by what it uses of it
+    rather than importing it: the imports point one way, app -> scenes.
+    """
+
+    screen: pygame.Surface
+    url: str
+    lobby: LobbyModel
+    codes: dict[str, str]
+    online: bool
+    offline_reason: str
+    remember: bool
+    scene: Scene
+    net: NetLike
+
+    def reconnect_as(self, name: str, password: str | None = None) -> None:
+        """Start again under another name (or with the name's password)."""
+
+    def to_lobby(self) -> None:
+        """Show the lobby."""
 
 
 def draw_bar(surf: pygame.Surface, title: str, info: str, back: Button) -> None:

@@ -18,7 +18,7 @@ from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import GameScene
 
 if TYPE_CHECKING:
-    from tilehall.clients.pygame.app import App
+    from tilehall.clients.pygame.scenes.base import App
 
 __all__ = ["GenericScene"]
 

@@ -15,10 +15,11 @@ import pygame
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import Scene
 from tilehall.clients.pygame.scenes.pages import ListScene
+from tilehall.clients.pygame.scenes.replay import ReplayScene
 from tilehall.clients.pygame.widgets import Button
 
 if TYPE_CHECKING:
-    from tilehall.clients.pygame.app import App
+    from tilehall.clients.pygame.scenes.base import App
 
 __all__ = ["OUTCOME_COLOURS", "HistoryScene", "when"]
 
@@ -82,8 +83,6 @@ class HistoryScene(ListScene):
         self.ask()
 
     def replay(self, room: dict[str, Any]) -> None:
-        from tilehall.clients.pygame.scenes.replay import ReplayScene
-
         self.app.scene = ReplayScene(self.app, room["room"], entry=room, back=self)
 
     def buttons(self) -> list[Button]:

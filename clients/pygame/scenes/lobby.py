@@ -19,13 +19,15 @@ from tilehall.clients import words
 from tilehall.clients.config import known_names
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, Scene
+from tilehall.clients.pygame.scenes.history import HistoryScene
+from tilehall.clients.pygame.scenes.ratings import LeaderboardScene, rating_text
 from tilehall.clients.pygame.widgets import Button, TextField
 from tilehall.clients.words import changed_options, option_label, quick_request
 
 if TYPE_CHECKING:
-    from tilehall.clients.pygame.app import App
+    from tilehall.clients.pygame.scenes.base import App
 
-__all__ = ["LobbyScene", "NameScene", "OptionControl", "rating_text"]
+__all__ = ["LobbyScene", "NameScene", "OptionControl"]
 
 ROOMS_EVERY = 2.0
 """Seconds between two ``rooms`` requests while the lobby is shown."""
@@ -268,13 +270,9 @@ class LobbyScene(Scene):
             self.app.net.request(self.match_request(), tag="match")
 
     def open_history(self) -> None:
-        from tilehall.clients.pygame.scenes.history import HistoryScene
-
         self.app.scene = HistoryScene(self.app)
 
     def open_leaderboard(self) -> None:
-        from tilehall.clients.pygame.scenes.ratings import LeaderboardScene
-
         if self.game is not None:
             self.app.scene = LeaderboardScene(self.app, self.game)
 
@@ -651,12 +649,6 @@ class LobbyScene(Scene):
                 anchor="topright",
             )
             y += 25
-
-
-def rating_text(rating: dict[str, Any]) -> str:
-    """A rating as a player reads it: ``1643 ±72 (18 games)``."""
-    n = int(rating.get("games") or 0)
-    return f"{rating['rating']:.0f} ±{rating['rd']:.0f} ({n} game{'s' * (n != 1)})"
 
 
 def dialog(

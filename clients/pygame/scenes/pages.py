@@ -16,7 +16,7 @@ from tilehall.clients.pygame.scenes.base import NOTICE, PAD, TOP, Scene, draw_ba
 from tilehall.clients.pygame.widgets import Button
 
 if TYPE_CHECKING:
-    from tilehall.clients.pygame.app import App
+    from tilehall.clients.pygame.scenes.base import App
 
 __all__ = ["ListScene", "Pages"]
 

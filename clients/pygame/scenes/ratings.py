@@ -12,14 +12,19 @@ from typing import TYPE_CHECKING, Any
 import pygame
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import Scene
-from tilehall.clients.pygame.scenes.lobby import rating_text
 from tilehall.clients.pygame.scenes.pages import ListScene
 from tilehall.clients.pygame.widgets import Button
 
 if TYPE_CHECKING:
-    from tilehall.clients.pygame.app import App
+    from tilehall.clients.pygame.scenes.base import App
 
-__all__ = ["LeaderboardScene"]
+__all__ = ["LeaderboardScene", "rating_text"]
+
+
+def rating_text(rating: dict[str, Any]) -> str:
+    """A rating as a player reads it: ``1643 ±72 (18 games)``."""
+    n = int(rating.get("games") or 0)
+    return f"{rating['rating']:.0f} ±{rating['rd']:.0f} ({n} game{'s' * (n != 1)})"
 
 
 class LeaderboardScene(ListScene):

@@ -29,7 +29,7 @@ from tilehall.clients.pygame.widgets import Button
 from tilehall.clients.words import paused_why
 
 if TYPE_CHECKING:
-    from tilehall.clients.pygame.app import App
+    from tilehall.clients.pygame.scenes.base import App
 
 __all__ = ["AUTOPLAY_EVERY", "REVEALED", "ReplayScene"]
 

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tilehall.server.games.shisensho.board import Cell, MatchKey, Move, identity_key
-
-if TYPE_CHECKING:
-    from tilehall.server.games.shisensho.movement import Movement
 
 __all__ = [
     "EMPTY_KEY",
@@ -25,6 +22,7 @@ __all__ = [
     "Geometry",
     "Position",
     "Reach",
+    "Sliding",
     "bits",
     "clear_class",
     "connecting_pairs",
@@ -35,6 +33,21 @@ __all__ = [
     "margin_moves",
     "playable_pairs",
 ]
+
+
+class Sliding(Protocol):
+    """What a removal reads of a movement rule.
+
+    ``shisensho.movement.Movement`` builds on this module's geometry, so the rule
+    is named here by what it does rather than imported.
+    """
+
+    @property
+    def static(self) -> bool:
+        """No line longer than a cell: nothing ever slides."""
+
+    def padded_line(self, i: int) -> tuple[int, ...]:
+        """The padded indices of the line through ``i``, its target end first."""
 
 
 class Geometry:
@@ -192,7 +205,7 @@ class Position:
     def tiles_left(self) -> int:
         return self.geo.board_mask.bit_count() - (self.empty & self.geo.board_mask).bit_count()
 
-    def remove(self, p: int, q: int, rule: Movement | None) -> None:
+    def remove(self, p: int, q: int, rule: Sliding | None) -> None:
         """Remove the tiles at ``p`` and ``q`` and slide their lines."""
         grid = self.grid
         for i in (p, q):
@@ -381,7 +394,7 @@ def has_playable_pair(board: Sequence[Sequence[int | None]], key: MatchKey = ide
 
 
 def margin_moves(
-    board: Sequence[Sequence[int | None]], moves: Sequence[Move], rule: Movement | None = None
+    board: Sequence[Sequence[int | None]], moves: Sequence[Move], rule: Sliding | None = None
 ) -> int:
     """How many of ``moves``, played in order from ``board``, have no path that stays on the board.
 
