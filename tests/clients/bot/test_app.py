@@ -213,6 +213,16 @@ async def test_mathable_at_max_moves_votes_to_quit(url: str, server, capsys) -> 
     assert summary["summary"]["stopped"] == 1 and summary["summary"]["left_open"] == []
 
 
+def default_sigint() -> None:
+    """In the child: SIGINT as a terminal gives it, whatever the test runner inherited.
+
+    A shell that starts pytest as a background job (``pytest &``) ignores SIGINT,
+    every child inherits that, and Python installs its Ctrl-C handler only where
+    SIGINT is at its default: the bot would never hear the signal this test sends.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(
     ("which", "sig", "code"),
     [
@@ -231,7 +241,19 @@ async def test_ctrl_c_prints_the_summary_and_quits_the_game(
         sys.executable, "-m", "tilehall.clients.bot", "--url", url, "--game", which,
         "--games", "2", "--progress", "0.2",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        preexec_fn=default_sigint,
     )  # fmt: skip
+    try:
+        await _interrupted(bot, server, sig, code)
+    finally:  # a failed check leaves no bot playing on for good
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
+
+
+async def _interrupted(
+    bot: asyncio.subprocess.Process, server, sig: signal.Signals, code: int
+) -> None:
     assert bot.stderr is not None and bot.stdout is not None
     line = ""
     while "playing room" not in line:  # a strong Match-It bot plays on until stopped
