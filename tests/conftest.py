@@ -59,3 +59,9 @@ def frames_match_the_schema() -> Iterator[helpers.FrameCheck | None]:
         helpers.FRAME_CHECK = None
     if check.problems:
         pytest.fail(check.report(), pytrace=False)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Nothing a test started runs on after the run: a check that failed before its
+    ``stop`` must not leave a server or a broker behind for good."""
+    helpers.stop_leftovers()

@@ -23,6 +23,27 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parent.parent
 
 
+_STARTED: list[subprocess.Popen[Any]] = []
+"""Every program the tests started (servers, brokers), for :func:`stop_leftovers`."""
+
+
+def started(proc: subprocess.Popen[Any]) -> subprocess.Popen[Any]:
+    """Keep ``proc`` to be stopped at the end of the run, should its test fail to."""
+    _STARTED.append(proc)
+    return proc
+
+
+def stop_leftovers() -> int:
+    """Kill what the tests started and left running (a check that failed before its
+    ``stop``); how many there were. Called when the test session ends."""
+    left = [p for p in _STARTED if p.poll() is None]
+    for proc in left:
+        proc.kill()
+        proc.wait(10)
+    _STARTED.clear()
+    return len(left)
+
+
 def clone_tracked(into: Path) -> Path:
     """Copy the checkout's tracked files into ``into``, as a clone has them.
 
@@ -71,14 +92,16 @@ class SpawnedServer:
             if umask is not None:
                 os.umask(umask)
 
-        self.proc = subprocess.Popen(
-            self.command(),
-            cwd=ROOT,
-            env=env,
-            stderr=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            text=True,
-            preexec_fn=None if umask is None else set_umask,
+        self.proc = started(
+            subprocess.Popen(
+                self.command(),
+                cwd=ROOT,
+                env=env,
+                stderr=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                text=True,
+                preexec_fn=None if umask is None else set_umask,
+            )
         )
         assert self.proc.stderr is not None
         deadline = time.monotonic() + timeout

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import started
+
 PG_URL = os.environ.get("TILEHALL_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
 _pg_problem: str | None = None
@@ -106,10 +108,12 @@ class Mosquitto:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 10.0) -> None:
-        self.proc = subprocess.Popen(
-            [self.binary, "-c", str(self.conf)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        self.proc = started(
+            subprocess.Popen(
+                [self.binary, "-c", str(self.conf)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
