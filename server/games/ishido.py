@@ -454,6 +454,7 @@ class Ishido(SoloGame):
     """What this game's ``result`` adds to ``scores`` and ``winners``."""
 
     name: ClassVar[str] = "ishido"
+    daily = True
     title: ClassVar[str] = "Ishido"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
     rebuilt_fields: ClassVar[tuple[str, ...]] = ("_shown", "_around", "_masks")

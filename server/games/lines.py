@@ -190,6 +190,7 @@ class Lines(SoloGame):
     """What this game's ``result`` adds to ``scores`` and ``winners``."""
 
     name = "lines"
+    daily = True
     title = "Lines"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})
     options: ClassVar[tuple[Option, ...]] = (

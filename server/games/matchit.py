@@ -270,6 +270,7 @@ class MatchIt(SoloGame):
     """What this game's ``result`` adds to ``scores`` and ``winners``."""
 
     name: ClassVar[str] = "matchit"
+    daily = True
     title: ClassVar[str] = "Match-It"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair", "help"})
     pausable: ClassVar[bool] = True
