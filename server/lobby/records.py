@@ -14,7 +14,6 @@ from typing import Any
 
 from tilehall.protocol import ErrorCode, ProtocolError, encode_with, pack_array
 from tilehall.server.daily import (
-    DAILY_TABLE,
     day_end,
     day_of,
     day_table,
@@ -55,7 +54,8 @@ class Records:
         """A high-score table: people's, or with ``bots`` the bot programs' (kept apart).
 
         ``tables`` lists every table the game defines, empty or not, then any
-        older one the store still holds.
+        older one the store still holds; not the day tables of today's deal (a year
+        of them), asked for by name: ``daily`` (today) or ``daily-YYYY-MM-DD``.
         """
         game = msg["game"]
         try:
@@ -65,8 +65,6 @@ class Records:
         defined = cls.tables()
         kept = [t for t in await self.store.score_tables(game) if not is_day_table(t)]
         tables = defined + [t for t in kept if t not in defined]
-        if cls.daily:
-            tables.append(DAILY_TABLE)  # a day's table by its name: daily-YYYY-MM-DD
         table = msg.get("table") or (tables[0] if tables else None)
         day = self._day(cls, table)
         if day is not None:
