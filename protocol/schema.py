@@ -472,6 +472,12 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
                 required=False,
                 doc="a day's table: whether its games may be replayed (the day is over)",
             ),
+            _f(
+                "share",
+                Kind.STR,
+                required=False,
+                doc="a day's table: your result of it as you share it, with the link to the deal",
+            ),
         ),
         _reply(
             "history",

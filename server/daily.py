@@ -13,6 +13,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+from collections.abc import Sequence
+from urllib.parse import quote, urlsplit, urlunsplit
 
 __all__ = [
     "DAILY_TABLE",
@@ -22,9 +24,11 @@ __all__ = [
     "day_end",
     "day_of",
     "day_table",
+    "deal_link",
     "is_day_table",
     "oldest_kept",
     "parse_day",
+    "share_text",
     "table_day",
 ]
 
@@ -94,3 +98,32 @@ def oldest_kept(now: float) -> str:
     """The first day whose table is still kept at ``now`` (:data:`KEEP_DAYS` back)."""
     today = parse_day(day_of(now))
     return (today - dt.timedelta(days=KEEP_DAYS - 1)).isoformat()
+
+
+def deal_link(base: str, game: str) -> str:
+    """The web client's address of ``game``'s deal of the day on the server at ``base``.
+
+    ``base`` is how players reach the server: its ``--public-url`` (``ws://`` and
+    ``wss://`` are given as the ``http://`` and ``https://`` the web client is served
+    on) or the origin a player connected to. The link names no day: whoever follows
+    it plays the deal of their day, which is the point of sharing it.
+    """
+    parts = urlsplit(base)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return urlunsplit((scheme, parts.netloc, "/", "", f"daily={quote(game)}"))
+
+
+def share_text(
+    title: str, day: str, score: int, counts: Sequence[tuple[str, object]], link: str | None
+) -> str:
+    """A result of today's deal as a player shares it: game, day, score, what the game
+    counts, and the link to the same deal.
+
+    Written here once, for every client alike (the server sends it with the day's
+    table): a result pasted from the web client reads as one pasted from the terminal.
+    """
+    counted = "".join(f" · {value} {label}" for label, value in counts)
+    lines = [f"Tilehall · {title} · deal of {day}", f"Score {score}{counted}"]
+    if link:
+        lines.append(link)
+    return "\n".join(lines)

@@ -248,6 +248,9 @@ class Game(ABC):
     daily: ClassVar[bool] = False
     """It offers today's deal (``create`` with ``daily``): a solo game whose deal is its
     seed, on its default options (:mod:`tilehall.server.daily`)."""
+    daily_counts: ClassVar[Mapping[str, str]] = {}
+    """What a result of today's deal shares besides its score: fields of its table entry's
+    ``detail``, each with the words it is shared with (Ishido's ``fourways``: ``4-ways``)."""
     pausable: ClassVar[bool] = False
     """Its clock can stop (:meth:`pause`): the time paused does not count."""
     derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...] | None]]] = {}

@@ -455,6 +455,7 @@ class Ishido(SoloGame):
 
     name: ClassVar[str] = "ishido"
     daily = True
+    daily_counts: ClassVar[Mapping[str, str]] = {"fourways": "4-ways"}
     title: ClassVar[str] = "Ishido"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
     rebuilt_fields: ClassVar[tuple[str, ...]] = ("_shown", "_around", "_masks")

@@ -191,6 +191,7 @@ class Lines(SoloGame):
 
     name = "lines"
     daily = True
+    daily_counts: ClassVar[Mapping[str, str]] = {"moves": "moves"}
     title = "Lines"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})
     options: ClassVar[tuple[Option, ...]] = (

@@ -224,6 +224,7 @@ class LinkSame(SoloGame):
 
     name: ClassVar[str] = "linksame"
     daily = True
+    daily_counts: ClassVar[Mapping[str, str]] = {"stages": "stages"}
     title: ClassVar[str] = "LinkSame"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair"})
     options: ClassVar[tuple[Option, ...]] = (

@@ -271,6 +271,7 @@ class MatchIt(SoloGame):
 
     name: ClassVar[str] = "matchit"
     daily = True
+    daily_counts: ClassVar[Mapping[str, str]] = {"sheets": "sheets"}
     title: ClassVar[str] = "Match-It"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair", "help"})
     pausable: ClassVar[bool] = True

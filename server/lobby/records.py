@@ -17,8 +17,10 @@ from tilehall.server.daily import (
     day_end,
     day_of,
     day_table,
+    deal_link,
     is_day_table,
     oldest_kept,
+    share_text,
     table_day,
 )
 from tilehall.server.games import Game, Status, find_game
@@ -28,7 +30,7 @@ from tilehall.server.ratings import Rating, board_cursor, board_position, is_rat
 from tilehall.server.room.member import Member
 from tilehall.server.room.replays import Replays
 from tilehall.server.store.errors import StoreUnavailable
-from tilehall.server.store.records import FinishedRoom, RoomRecord
+from tilehall.server.store.records import FinishedRoom, RoomRecord, ScoreRecord
 
 __all__ = ["Records"]
 
@@ -93,12 +95,30 @@ class Records:
             reply["day"] = day
             reply["replays"] = self.registry.clock.time() >= day_end(day)
         if session.player is not None:
-            reply["mine"] = [
-                {"table": s.table, "score": s.score, "at": s.at, "room": s.room}
+            best = [
+                s
                 for s in await self.store.best_of(game, session.player.id)
                 if not is_day_table(s.table) or s.table == table  # a year of days: the one asked
             ]
+            reply["mine"] = [
+                {"table": s.table, "score": s.score, "at": s.at, "room": s.room} for s in best
+            ]
+            result = next((s for s in best if day is not None and s.table == table), None)
+            if result is not None and day is not None:
+                reply["share"] = self._share(session, cls, day, result)
         return reply
+
+    def _share(self, session: Member, game: type[Game], day: str, result: ScoreRecord) -> str:
+        """The asker's result of ``day``'s deal as they share it, with the link to the deal:
+        made here, so that every client shares the same words."""
+        base = self.registry.config.public_url or getattr(session, "origin", None)
+        counts = [
+            (label, result.detail[name])
+            for name, label in game.daily_counts.items()
+            if name in result.detail
+        ]
+        link = deal_link(base, game.name) if base else None
+        return share_text(game.title, day, result.score, counts, link)
 
     def _day(self, game: type[Game], table: str | None) -> str | None:
         """The day a ``scores`` table names (``daily``: today), None for a table of no day;

@@ -29,7 +29,9 @@ from tilehall.server.daily import (
     day_end,
     day_of,
     day_table,
+    deal_link,
     oldest_kept,
+    share_text,
     table_day,
 )
 
@@ -74,6 +76,19 @@ def test_the_day_around_midnight_and_the_year_kept():
     for bad in ("daily-2027-3-14", "daily-tomorrow", "daily-2027-02-30"):
         with pytest.raises(ValueError):
             table_day(bad, MIDNIGHT)
+
+
+def test_the_shared_result_says_game_day_score_what_it_counts_and_the_link():
+    link = deal_link("wss://play.example.org", "ishido")
+    assert link == "https://play.example.org/#daily=ishido"
+    assert deal_link("http://127.0.0.1:8765", "lines") == "http://127.0.0.1:8765/#daily=lines"
+    text = share_text("Ishido", "2027-03-13", 412, [("4-ways", 3)], link)
+    assert text.splitlines() == [
+        "Tilehall · Ishido · deal of 2027-03-13",
+        "Score 412 · 3 4-ways",
+        "https://play.example.org/#daily=ishido",
+    ]
+    assert share_text("Lines", "2027-03-13", 0, [], None).splitlines()[-1] == "Score 0"
 
 
 # -- the lobby's rules, in memory with a clock that crosses midnight -------------------------
@@ -168,8 +183,13 @@ async def test_the_first_try_counts_on_its_own_day_and_later_ones_are_practice(h
     ]
     assert theirs["day"] == "2027-03-13" and theirs["replays"] is True
     assert [m["table"] for m in theirs["mine"]] == ["daily-2027-03-13"]
+    assert theirs["share"].splitlines()[:2] == [
+        "Tilehall · Ishido · deal of 2027-03-13",
+        f"Score {score} · {theirs['entries'][0]['detail']['fourways']} 4-ways",
+    ]
     today = await house.call(ada, {"t": "scores", "game": "ishido", "table": "daily"})
     assert today["table"] == "daily-2027-03-14" and today["entries"] == []
+    assert "share" not in today, "nothing to share before playing"
     assert today["replays"] is False
     assert today["tables"] == top_tables, "days are asked for by name, not listed"
     # the game's own tables are left to deals at random
@@ -349,6 +369,11 @@ async def test_the_deal_over_real_sockets_across_midnight(tmp_path: Path):
             if len(table["entries"]) == 2:
                 break
         assert {e["name"] for e in table["entries"]} == {"Ada", "Bo"}
+        mine = next(e for e in table["entries"] if e["name"] == "Ada")
+        share = table["share"].splitlines()
+        assert share[0] == "Tilehall · Lines · deal of 2027-03-13"
+        assert share[1] == f"Score {mine['score']} · {mine['detail']['moves']} moves"
+        assert share[2] == f"http://127.0.0.1:{server.port}/#daily=lines", "the server's link"
         assert table["replays"] is True, "that day is over"
         replayed = await bo.call({"t": "replay", "room": made[0]["room"], "seq": 2})
         assert replayed["t"] == "replayed"
