@@ -536,6 +536,7 @@ class LobbyScreen(Screen[None]):
         Binding("enter,space", "play", "play the selected room (or resume your seat)"),
         Binding("w", "watch", "watch the selected room"),
         Binding("c", "code", "join a private room by its code"),
+        Binding("d", "daily", "today's deal: the same deal for everyone, your result, its table"),
         Binding("s", "scores", "high scores"),
         Binding("h", "history", "your finished games, and their replays"),
         Binding("b", "leaderboard", "ratings: the leaderboard of a rated game"),
@@ -572,6 +573,7 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="lobby-title")
         yield Static(id="ratings")
+        yield Static(id="daily")
         table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="empty")
@@ -591,12 +593,23 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-title", Static).update(title)
         self.render_ratings()
         self.render_rooms()
+        self.fetch_daily()
         self.action_refresh()
         self.set_interval(self.tapp.poll, self._poll)
 
     def on_screen_resume(self) -> None:
         self.action_refresh()
         self.fetch_ratings()
+        self.fetch_daily()
+
+    @work(exclusive=True, group="daily-line")
+    async def fetch_daily(self) -> None:
+        """Today's deal and the player's results of the day (:mod:`.daily`)."""
+        from tilehall.clients.cli.daily import daily_line
+
+        line = await daily_line(self.tapp)
+        if self.query("#daily"):
+            self.query_one("#daily", Static).update(line)
 
     def render_ratings(self) -> None:
         """One line: the player's rating in each rated game (``welcome.ratings``, then each
@@ -788,6 +801,14 @@ class LobbyScreen(Screen[None]):
         joined = await self.tapp.call(request)
         if joined is not None:
             await self.tapp.enter_room(joined)
+
+    def action_daily(self) -> None:
+        from tilehall.clients.cli.daily import DailyScreen
+
+        if not any(g.get("daily") for g in self.tapp.games.values()):
+            self.notify("This server has no daily deal.")
+            return
+        self.app.push_screen(DailyScreen(self.tapp.games))
 
     def action_scores(self) -> None:
         self.app.push_screen(ScoresScreen(self.tapp.games))

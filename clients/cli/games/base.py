@@ -75,6 +75,8 @@ class GameScreen(Screen[None]):
         """A one-off line from the client itself (why a key does nothing)."""
         self.told: deque[Text] = deque(maxlen=self.TOLD)
         """What the last few updates did, newest last (bot moves come one update each)."""
+        self.shared = False
+        """A game of today's deal that ended showed its result to share (once)."""
 
     @property
     def tapp(self) -> TilehallApp:
@@ -175,6 +177,11 @@ class GameScreen(Screen[None]):
                 if said.plain:
                     self.told.append(said)
             self.redraw()
+            if self.model.over and not self.shared and self.model.summary:
+                self.shared = True
+                from tilehall.clients.cli.daily import share_when_over
+
+                self.run_worker(share_when_over(self), group="daily-share")
         if self.model.rejoin_due():
             self.rejoin()
 

@@ -1,0 +1,202 @@
+"""Today's deal in the terminal: the day's table and your result (``d`` in the lobby), and
+the result to share when a game of the deal ends.
+
+Kept in one module beside the lobby: the lobby gains a key and a line, a game
+screen a call when its game ends (:func:`share_when_over`), and nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Label, Static
+from tilehall.clients.cli.help import HelpScreen, keys_of
+from tilehall.clients.cli.widgets import Choice, StatusLine
+from tilehall.clients.daily import daily_games, day_table, room_day, try_words
+
+if TYPE_CHECKING:
+    from tilehall.clients.cli.app import TilehallApp
+    from tilehall.clients.cli.games.base import GameScreen
+
+__all__ = ["DailyScreen", "ShareScreen", "daily_line", "share_when_over"]
+
+
+class DailyScreen(Screen[None]):
+    """Today's deal: a game's table of the day, your result, and ``enter`` to play it."""
+
+    BINDINGS = [
+        Binding("enter,space", "play", "play today's deal (your try, or practice once played)"),
+        Binding("g", "game(1)", "next game"),
+        Binding("c", "copy", "copy your result to share (where the terminal lets us)"),
+        Binding("question_mark", "help", "this help"),
+        Binding("q,escape", "back", "back to the lobby"),
+    ]
+
+    ABOUT = (
+        "One deal a day for each solo game, the same for every player of this server (UTC "
+        "days). Your first game of the day's deal is the one on its table; later ones are "
+        "practice. Others' games of the day can be replayed once the day is over."
+    )
+
+    def __init__(self, games: dict[str, dict[str, Any]]) -> None:
+        super().__init__()
+        self.games = games
+        self.share = ""
+
+    @property
+    def tapp(self) -> TilehallApp:
+        return cast("TilehallApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        names = daily_games(self.games)
+        yield Static(Text("Today's deal", style="bold"), id="daily-title")
+        with Horizontal(classes="row"):
+            yield Label("game", classes="key")
+            yield Choice(names, labels=[self.games[n].get("title", n) for n in names], id="game")
+        yield Static("", id="daily-mine")
+        yield DataTable(id="daily-entries", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="daily-share")
+        yield StatusLine("enter play  g game  c copy  q back")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#daily-entries", DataTable)
+        for label, width in (("#", 3), ("name", 16), ("score", 8), ("detail", 30)):
+            table.add_column(label, width=width)
+        self.load()
+
+    def on_screen_resume(self) -> None:
+        self.load()  # back from a game of the deal: its result is on the table now
+
+    @property
+    def game(self) -> str:
+        return str(self.query_one("#game", Choice).value)
+
+    @on(Choice.Changed, "#game")
+    def game_changed(self) -> None:
+        if self.is_mounted:
+            self.load()
+
+    def action_game(self, delta: int) -> None:
+        self.query_one("#game", Choice).action_step(delta)
+
+    @work(exclusive=True, group="daily")
+    async def load(self) -> None:
+        conn = self.tapp.conn
+        if conn is None:
+            return
+        reply = await day_table(conn.request, self.game)
+        self.show(reply)
+
+    def show(self, reply: dict[str, Any]) -> None:
+        if not self.query("#daily-entries"):
+            return  # the screen closed meanwhile
+        from tilehall.clients.cli.lobby import _detail
+
+        table = self.query_one("#daily-entries", DataTable)
+        table.clear()
+        for rank, entry in enumerate(reply.get("entries") or [], 1):
+            table.add_row(str(rank), entry["name"], str(entry["score"]), _detail(entry["detail"]))
+        title = self.games[self.game].get("title", self.game)
+        mine = reply.get("mine") or []
+        day = reply.get("day", "today")
+        words = (
+            f"{title}, deal of {day}: your result {mine[0]['score']}; enter plays it again as "
+            "practice"
+            if mine
+            else f"{title}, deal of {day}: you have not played it yet; enter plays your try"
+        )
+        self.query_one("#daily-mine", Static).update(Text(words))
+        self.share = str(reply.get("share") or "")
+        self.query_one("#daily-share", Static).update(Text(self.share, style="italic"))
+
+    @work(group="enter")
+    async def action_play(self) -> None:
+        created = await self.tapp.call({"t": "create", "game": self.game, "daily": True})
+        if created is None:
+            return
+        self.notify(try_words(created), timeout=8)  # said before the game starts
+        joined = await self.tapp.call({"t": "join", "room": created["room"]})
+        if joined is not None:
+            await self.tapp.enter_room(joined, None, created.get("code"))
+
+    def action_copy(self) -> None:
+        if self.share:
+            self.app.copy_to_clipboard(self.share)
+            self.notify("Copied (if your terminal passes it on):\n" + self.share)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen("Today's deal", keys_of(self), self.ABOUT))
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
+class ShareScreen(ModalScreen[None]):
+    """A game of today's deal ended: the result to share, and ``c`` to copy it."""
+
+    BINDINGS = [
+        Binding("c", "copy", "copy it (where the terminal lets us)"),
+        Binding("escape,enter,q", "close", "close"),
+    ]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="share"):
+            yield Static(Text("Your result to share", style="bold"))
+            yield Static(Text(self.text), id="share-text")
+            yield Static(Text("c copy  enter close", style="dim"))
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.text)
+        self.notify("Copied (if your terminal passes it on)")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+async def share_when_over(screen: GameScreen) -> None:
+    """The game of ``screen``'s room, of today's deal, just ended: show what to share.
+
+    Run as a worker of the game screen, once, when its model first says the game is over.
+
+    A practice game is on no table: it is said so, with nothing to share. The text is
+    printed to the log as well, for a terminal that keeps no clipboard.
+    """
+    model = screen.model
+    day = room_day(model.summary)
+    conn = screen.tapp.conn
+    if day is None or conn is None or model.seat is None:
+        return
+    if (model.summary or {}).get("practice"):
+        screen.say("Practice: this game is on no table.")
+        return
+    reply = await day_table(conn.request, model.game, day, result=True)
+    text = reply.get("share")
+    if text and screen.is_attached:
+        screen.log(text)
+        await screen.app.push_screen(ShareScreen(str(text)))
+
+
+async def daily_line(app: TilehallApp) -> Text:
+    """The lobby's line on today's deal: the key, and your results of the day so far."""
+    conn = app.conn
+    names = daily_games(app.games)
+    if conn is None or not names:
+        return Text()
+    done = []
+    for name in names:
+        mine = (await day_table(conn.request, name)).get("mine") or []
+        if mine:
+            done.append(f"{app.games[name].get('title', name)} {mine[0]['score']}")
+    line = Text.assemble(("Today's deal", "bold"), "  d  ")
+    line.append("yours today: " + ", ".join(done) if done else "one deal a day for each solo game")
+    return line
