@@ -122,7 +122,7 @@ def share_text(
     Written here once, for every client alike (the server sends it with the day's
     table): a result pasted from the web client reads as one pasted from the terminal.
     """
-    counted = "".join(f" · {value} {label}" for label, value in counts)
+    counted = "".join(f" · {label} {value}" for label, value in counts)
     lines = [f"Tilehall · {title} · deal of {day}", f"Score {score}{counted}"]
     if link:
         lines.append(link)

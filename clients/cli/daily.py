@@ -18,6 +18,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label, Static
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.widgets import Choice, StatusLine
+from tilehall.clients.connection import ConnectionLost, ServerError
 from tilehall.clients.daily import daily_games, day_table, room_day, try_words
 
 if TYPE_CHECKING:
@@ -90,7 +91,11 @@ class DailyScreen(Screen[None]):
         conn = self.tapp.conn
         if conn is None:
             return
-        reply = await day_table(conn.request, self.game)
+        try:
+            reply = await day_table(conn.request, self.game)
+        except (ServerError, ConnectionLost, TimeoutError) as exc:
+            self.notify(f"Today's deal: {exc}", severity="warning")
+            return
         self.show(reply)
 
     def show(self, reply: dict[str, Any]) -> None:
@@ -179,7 +184,10 @@ async def share_when_over(screen: GameScreen) -> None:
     if (model.summary or {}).get("practice"):
         screen.say("Practice: this game is on no table.")
         return
-    reply = await day_table(conn.request, model.game, day, result=True)
+    try:
+        reply = await day_table(conn.request, model.game, day, result=True)
+    except (ServerError, ConnectionLost, TimeoutError):
+        return  # offline: the day's table (d in the lobby) shows it later
     text = reply.get("share")
     if text and screen.is_attached:
         screen.log(text)
@@ -194,7 +202,10 @@ async def daily_line(app: TilehallApp) -> Text:
         return Text()
     done = []
     for name in names:
-        mine = (await day_table(conn.request, name)).get("mine") or []
+        try:
+            mine = (await day_table(conn.request, name)).get("mine") or []
+        except (ServerError, ConnectionLost, TimeoutError):
+            return Text()  # a lobby line is not worth a message: the next visit asks again
         if mine:
             done.append(f"{app.games[name].get('title', name)} {mine[0]['score']}")
     line = Text.assemble(("Today's deal", "bold"), "  d  ")

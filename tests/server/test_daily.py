@@ -85,7 +85,7 @@ def test_the_shared_result_says_game_day_score_what_it_counts_and_the_link():
     text = share_text("Ishido", "2027-03-13", 412, [("4-ways", 3)], link)
     assert text.splitlines() == [
         "Tilehall · Ishido · deal of 2027-03-13",
-        "Score 412 · 3 4-ways",
+        "Score 412 · 4-ways 3",
         "https://play.example.org/#daily=ishido",
     ]
     assert share_text("Lines", "2027-03-13", 0, [], None).splitlines()[-1] == "Score 0"
@@ -185,7 +185,7 @@ async def test_the_first_try_counts_on_its_own_day_and_later_ones_are_practice(h
     assert [m["table"] for m in theirs["mine"]] == ["daily-2027-03-13"]
     assert theirs["share"].splitlines()[:2] == [
         "Tilehall · Ishido · deal of 2027-03-13",
-        f"Score {score} · {theirs['entries'][0]['detail']['fourways']} 4-ways",
+        f"Score {score} · 4-ways {theirs['entries'][0]['detail']['fourways']}",
     ]
     today = await house.call(ada, {"t": "scores", "game": "ishido", "table": "daily"})
     assert today["table"] == "daily-2027-03-14" and today["entries"] == []
@@ -372,7 +372,7 @@ async def test_the_deal_over_real_sockets_across_midnight(tmp_path: Path):
         mine = next(e for e in table["entries"] if e["name"] == "Ada")
         share = table["share"].splitlines()
         assert share[0] == "Tilehall · Lines · deal of 2027-03-13"
-        assert share[1] == f"Score {mine['score']} · {mine['detail']['moves']} moves"
+        assert share[1] == f"Score {mine['score']} · moves {mine['detail']['moves']}"
         assert share[2] == f"http://127.0.0.1:{server.port}/#daily=lines", "the server's link"
         assert table["replays"] is True, "that day is over"
         replayed = await bo.call({"t": "replay", "room": made[0]["room"], "seq": 2})

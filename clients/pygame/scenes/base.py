@@ -140,6 +140,9 @@ class GameScene(Scene):
         """A costly button pressed once: which, and when (a second press confirms)."""
         self.confirm_ask = ""
         """The notice that asked for the second press, taken down when the arm lapses."""
+        self.daily: dict[str, Any] = {}
+        """A game of today's deal once over: the result to share, and asking for it
+        (:mod:`tilehall.clients.pygame.scenes.daily`)."""
 
     # -- input -------------------------------------------------------------------------
 
@@ -256,6 +259,14 @@ class GameScene(Scene):
     def handle_message(self, msg: dict[str, Any]) -> None:
         if msg.get("t") == "chat":
             self.notice(f"{msg['from']}: {msg['text']}", d.TEXT)
+        from tilehall.clients.pygame.scenes.daily import game_message
+
+        game_message(self, msg)
+
+    def update(self, now: float) -> None:
+        from tilehall.clients.pygame.scenes.daily import game_update
+
+        game_update(self, now)
 
     # -- layout and drawing ---------------------------------------------------------
 
@@ -438,9 +449,13 @@ class GameScene(Scene):
             + ("  (winner)" if i in winners and len(scores) > 1 else "")
             for i, s in enumerate(scores)
         ]
+        from tilehall.clients.pygame.scenes.daily import over_lines
+
+        lines += over_lines(self)
         a = self.board_area
         h = 70 + 28 * len(lines)
-        box = pygame.Rect(0, 0, min(a.w - 40, 460), h)
+        widest = max([420] + [d.font(24).size(t)[0] for t in lines]) + 40
+        box = pygame.Rect(0, 0, min(a.w - 40, widest), h)
         box.center = a.center
         shade = pygame.Surface(box.size, pygame.SRCALPHA)
         pygame.draw.rect(shade, (20, 24, 32, 225), shade.get_rect(), border_radius=14)

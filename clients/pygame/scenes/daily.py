@@ -1,0 +1,185 @@
+"""Today's deal in the window: the day's table and your result (the lobby's "Today's deal"),
+and the result to share over a game of the deal that ended.
+
+Kept in one module: the lobby gains a button, a game scene three calls
+(:func:`game_message`, :func:`game_update`, :func:`over_lines`), and the app one
+line it says before a game starts (``App.told``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import pygame
+from tilehall.clients.daily import daily_games, room_day, try_words
+from tilehall.clients.pygame import draw as d
+from tilehall.clients.pygame.scenes.base import PAD, TOP, Scene, draw_bar
+from tilehall.clients.pygame.widgets import Button
+
+if TYPE_CHECKING:
+    from tilehall.clients.pygame.app import App
+    from tilehall.clients.pygame.scenes.base import GameScene
+
+__all__ = ["DailyScene", "copy_text", "game_message", "game_update", "over_lines"]
+
+RESULT_TRIES = 40
+"""Times a game scene asks for its day's table (every :data:`RESULT_EVERY` s) until the
+result it just played is on it: it is kept just after the game's last update."""
+RESULT_EVERY = 0.15
+
+
+def copy_text(text: str) -> bool:
+    """Put ``text`` on the clipboard where the window has one; print it either way (a
+    terminal keeps what it printed). Whether it reached a clipboard."""
+    print(text, flush=True)
+    try:
+        pygame.scrap.put_text(text)
+    except (pygame.error, AttributeError, NotImplementedError):
+        return False
+    return True
+
+
+class DailyScene(Scene):
+    """One game's table of the day, your result in it, and a button to play the deal."""
+
+    def __init__(self, app: App) -> None:
+        super().__init__(app)
+        self.games = daily_games({g["name"]: g for g in app.lobby.games})
+        self.game = self.games[0] if self.games else ""
+        self.reply: dict[str, Any] | None = None
+        self.back = Button("Back to lobby", app.to_lobby, key=pygame.K_ESCAPE)
+        self.game_button = Button(app.lobby.title(self.game), self.next_game)
+        self.play_button = Button("Play today's deal", self.play, tone=(46, 110, 74))
+        self.copy_button = Button("Copy result", self.copy)
+        self.ask()
+
+    def ask(self) -> None:
+        self.reply = None
+        self.app.net.request({"t": "scores", "game": self.game, "table": "daily"}, tag="daily")
+
+    def next_game(self) -> None:
+        if len(self.games) > 1:
+            self.game = self.games[(self.games.index(self.game) + 1) % len(self.games)]
+            self.game_button.label = self.app.lobby.title(self.game)
+            self.ask()
+
+    def play(self) -> None:
+        self.app.net.request({"t": "create", "game": self.game, "daily": True}, tag="daily-play")
+
+    def copy(self) -> None:
+        share = (self.reply or {}).get("share")
+        if share:
+            where = "copied" if copy_text(str(share)) else "printed (no clipboard here)"
+            self.notice(f"Your result is {where}.", d.GOOD)
+
+    def handle_message(self, msg: dict[str, Any]) -> None:
+        if msg.get("_tag") == "daily" and msg.get("t") == "scores" and msg["game"] == self.game:
+            self.reply = msg
+        elif msg.get("_tag") == "daily-play" and msg.get("t") == "created":
+            self.app.told = try_words(msg)  # said on the game's notice line, before it starts
+            if msg.get("code"):
+                self.app.net.join_code(msg["code"])
+            else:
+                self.app.net.join(msg["room"])
+
+    def widgets(self) -> list[Button]:
+        return [self.back, self.game_button, self.play_button, self.copy_button]
+
+    def handle_event(self, ev: pygame.event.Event) -> None:
+        for w in self.widgets():
+            if w.handle(ev):
+                return
+
+    def draw(self, surf: pygame.Surface) -> None:
+        surf.fill(d.BG)
+        reply = self.reply or {}
+        day = reply.get("day", "")
+        draw_bar(surf, "Today's deal", f"the same deal for everyone, UTC day {day}", self.back)
+        w, h = surf.get_size()
+        rect = pygame.Rect(PAD, TOP + PAD, w - 2 * PAD, h - TOP - 2 * PAD - 30)
+        d.panel(surf, rect)
+        x, y = rect.x + PAD, rect.y + PAD
+        self.game_button.rect = pygame.Rect(x, y, 170, 34)
+        self.play_button.rect = pygame.Rect(x + 180, y, 200, 34)
+        self.copy_button.rect = pygame.Rect(x + 390, y, 150, 34)
+        mine = reply.get("mine") or []
+        self.play_button.label = "Practice again" if mine else "Play today's deal"
+        self.copy_button.visible = bool(reply.get("share"))
+        for b in self.widgets()[1:]:
+            b.enabled = self.app.online and self.reply is not None
+            b.draw(surf)
+        y += 50
+        title = self.app.lobby.title(self.game)
+        line = (
+            f"Your result today: {mine[0]['score']} (one try counts; another game is practice)"
+            if mine
+            else f"You have not played today's {title} deal: your first game is the one that counts"
+        )
+        d.text(surf, line, (x, y), size=d.text_fit(line, rect.w - 2 * PAD, 22), colour=d.GOLD)
+        y += 34
+        for row in str(reply.get("share") or "").splitlines():
+            d.text(surf, row, (x, y), size=20, colour=d.TEXT)
+            y += 24
+        y += 10
+        entries = reply.get("entries") or []
+        if self.reply is not None and not entries:
+            d.text(surf, "Nobody has played it yet today.", (x, y), size=21, colour=d.TEXT_DIM)
+        me = self.app.lobby.player
+        for i, e in enumerate(entries):
+            if y > rect.bottom - 28:
+                break
+            colour = d.GOLD if e["name"] == me else d.TEXT
+            d.text(surf, f"{i + 1}.", (x, y), size=21, colour=d.TEXT_DIM)
+            d.text(surf, str(e["name"]), (x + 40, y), size=21, colour=colour)
+            d.text(surf, str(e["score"]), (x + 360, y), size=21, colour=colour, anchor="topright")
+            y += 26
+        self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
+
+
+def game_message(scene: GameScene, msg: dict[str, Any]) -> None:
+    """A game scene's frame: once its game of today's deal is over, ask for the result to
+    share (again, from :func:`game_update`, while the table does not hold it yet), and
+    copy it when it comes."""
+    model = scene.model
+    if room_day(model.summary) is None or model.seat is None:
+        return
+    if (model.summary or {}).get("practice"):
+        return
+    state = scene.daily
+    if msg.get("_tag") == "daily-share" and msg.get("t") == "scores":
+        if msg.get("share"):
+            state["text"] = str(msg["share"])
+            copied = copy_text(state["text"])
+            scene.notice("Your result is " + ("copied." if copied else "printed."), d.GOOD)
+        elif state.get("tries", 0) < RESULT_TRIES:
+            state["due"] = time.monotonic() + RESULT_EVERY
+    elif model.status == "over" and not state:
+        _ask(scene)
+
+
+def game_update(scene: GameScene, now: float) -> None:
+    """Ask again for the result to share when it is due (:func:`game_message`)."""
+    due = scene.daily.get("due")
+    if due is not None and now >= due:
+        del scene.daily["due"]
+        _ask(scene)
+
+
+def _ask(scene: GameScene) -> None:
+    state, model = scene.daily, scene.model
+    state["tries"] = state.get("tries", 0) + 1
+    table = f"daily-{room_day(model.summary)}"
+    scene.app.net.request({"t": "scores", "game": model.game, "table": table}, tag="daily-share")
+
+
+def over_lines(scene: GameScene) -> list[str]:
+    """What the game-over banner adds for a game of today's deal: the result to share, or
+    that a practice game is on no table."""
+    summary = scene.model.summary
+    if room_day(summary) is None or scene.model.seat is None:
+        return []
+    if (summary or {}).get("practice"):
+        return ["Practice: on no table"]
+    text = scene.daily.get("text")
+    return str(text).splitlines() if text else ["Your result: asking the server..."]
