@@ -5,15 +5,31 @@ with a copy button, and the panel then offers practice."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest_asyncio
 from playwright.async_api import Page, expect
 from tilehall.server.app import Server
+from tilehall.server.config import Config, Limits
+from tilehall.server.daily import day_of
 
 from tests.helpers import Raw
+from tests.server.test_daily import ShiftedClock
 from tests.web.games import settle
 from tests.web.test_shell import lobby_ready, sign_in
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    """The suite's server (tests/web/conftest.py), on a clock a test may move a day on."""
+    config = Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None))
+    srv = Server(config, clock=ShiftedClock(0.0))
+    await srv.start()
+    yield srv
+    await srv.stop()
 
 
 async def play_deal(url: str, name: str, moves: int) -> int:
@@ -79,3 +95,30 @@ async def test_todays_deal_from_the_shared_link_to_the_result_to_share(
     await panel.get_by_role("button", name="Practice again").click()
     await page.locator("#board [role=grid]").wait_for()
     await expect(page.locator("#announcer")).to_contain_text("Practice:")
+
+
+async def test_once_the_day_is_over_its_best_three_are_a_tap_from_their_replay(
+    page: Page, server: Server
+):
+    url = f"ws://127.0.0.1:{server.port}"
+    scores = {
+        name: await play_deal(url, name, moves)
+        for name, moves in (("Bo", 5), ("Cy", 1), ("Di", 3), ("Ed", 2))
+    }
+    yesterday = await page.evaluate("new Date(Date.now()).toISOString().slice(0, 10)")
+    clock = server.clock
+    assert isinstance(clock, ShiftedClock)
+    yesterday = day_of(clock.time())
+    clock.offset += 86400  # the next UTC day
+    await sign_in(page, "Ada", "/#daily=ishido")
+    await lobby_ready(page)
+    past = page.locator("section.daily .daily-past")
+    await expect(past.get_by_role("heading")).to_have_text(
+        f"Yesterday's deal ({yesterday}): the best three"
+    )
+    replays = past.get_by_role("button", name="Replay")
+    await expect(replays).to_have_count(3)
+    best = max(scores, key=lambda n: scores[n])
+    await past.get_by_role("button", name=f"Replay {best}'s game of {yesterday}").click()
+    await expect(page).to_have_url(re.compile(r"#replay="))
+    await expect(page.locator("#main")).to_contain_text(best)

@@ -65,10 +65,11 @@ export function dailyPanel(app, wanted) {
   const share = h("div");
   const table = h("ol", { class: "daily-table", "aria-label": "The day's table" });
   const note = h("p", { class: "note" });
+  const past = h("div", { class: "daily-past" });
   fill(root,
     h("h3", { id: "daily-h" }, "Today's deal"),
     h("p", { class: "note" }, "The same deal for every player today (UTC). Your first game of it counts on the day's table; later ones are practice."),
-    h("div", { class: "daily-bar" }, pick, play), mine, share, table, note);
+    h("div", { class: "daily-bar" }, pick, play), mine, share, table, note, past);
   async function load() {
     const asked = game;
     const reply = await app.conn.request({ t: "scores", game: asked, table: "daily" });
@@ -88,9 +89,35 @@ export function dailyPanel(app, wanted) {
     note.textContent = !(reply.entries || []).length
       ? "Nobody has played it yet today."
       : reply.replays ? "" : "The day's games can be replayed once the day is over (UTC).";
+    await showPast(app, asked, reply.day, past, () => asked !== game);
   }
   load().catch((err) => app.say(err.message, "error"));
   return root;
+}
+
+/** The day before `day`, YYYY-MM-DD (UTC). */
+export function dayBefore(day) {
+  const t = new Date(`${day}T00:00:00Z`);
+  t.setUTCDate(t.getUTCDate() - 1);
+  return t.toISOString().slice(0, 10);
+}
+
+/** Yesterday's best three of `game`, each a tap from its replay: that day is over. */
+async function showPast(app, game, today, el, stale) {
+  const day = dayBefore(today);
+  let reply;
+  try {
+    reply = await app.conn.request({ t: "scores", game, table: `daily-${day}` });
+  } catch (_) {
+    return; // a day the server keeps no table of (a new server): nothing to show
+  }
+  if (stale()) return;
+  const top = (reply.entries || []).slice(0, 3);
+  fill(el, top.length ? [
+    h("h4", {}, `Yesterday's deal (${day}): the best three`),
+    h("ol", { class: "daily-table" }, top.map((e) => h("li", {}, `${e.name} — ${e.score} `,
+      reply.replays ? h("button", { type: "button", class: "link", "aria-label": `Replay ${e.name}'s game of ${day}`, onclick: () => app.go(`/#replay=${encodeURIComponent(e.room)}`) }, "Replay") : null))),
+  ] : null);
 }
 
 /** A room's game just ended: for a game of the deal, show the result to share (asked again
