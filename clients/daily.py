@@ -10,10 +10,11 @@ table asked for at once may not hold it yet.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-__all__ = ["daily_games", "day_table", "room_day", "try_words"]
+__all__ = ["daily_games", "day_before", "day_table", "room_day", "try_words"]
 
 Request = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 """Sends one request and returns its reply (a connection's ``request``)."""
@@ -25,6 +26,11 @@ RESULT_WAIT = 5.0
 def daily_games(games: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The games of ``welcome.games`` that offer today's deal, in the server's order."""
     return [name for name, game in games.items() if game.get("daily")]
+
+
+def day_before(day: str) -> str:
+    """The day before ``day`` (``YYYY-MM-DD``): yesterday's deal, whose games may be replayed."""
+    return (dt.date.fromisoformat(day) - dt.timedelta(days=1)).isoformat()
 
 
 def room_day(summary: Mapping[str, Any] | None) -> str | None:

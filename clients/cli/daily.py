@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Label, Static
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.widgets import Choice, StatusLine
 from tilehall.clients.connection import ConnectionLost, ServerError
-from tilehall.clients.daily import daily_games, day_table, room_day, try_words
+from tilehall.clients.daily import daily_games, day_before, day_table, room_day, try_words
 
 if TYPE_CHECKING:
     from tilehall.clients.cli.app import TilehallApp
@@ -32,8 +32,13 @@ class DailyScreen(Screen[None]):
     """Today's deal: a game's table of the day, your result, and ``enter`` to play it."""
 
     BINDINGS = [
-        Binding("enter,space", "play", "play today's deal (your try, or practice once played)"),
+        Binding(
+            "enter,space",
+            "play",
+            "play today's deal (your try, then practice); replay from yesterday's",
+        ),
         Binding("g", "game(1)", "next game"),
+        Binding("y", "yesterday", "yesterday's best three (enter replays one), or today's again"),
         Binding("c", "copy", "copy your result to share (where the terminal lets us)"),
         Binding("question_mark", "help", "this help"),
         Binding("q,escape", "back", "back to the lobby"),
@@ -49,6 +54,10 @@ class DailyScreen(Screen[None]):
         super().__init__()
         self.games = games
         self.share = ""
+        self.today = ""
+        """Today's day (UTC), as the server last said it."""
+        self.past: list[dict[str, Any]] | None = None
+        """Yesterday's best three while shown (``y``), whose games enter replays."""
 
     @property
     def tapp(self) -> TilehallApp:
@@ -63,7 +72,7 @@ class DailyScreen(Screen[None]):
         yield Static("", id="daily-mine")
         yield DataTable(id="daily-entries", cursor_type="row", zebra_stripes=True)
         yield Static("", id="daily-share")
-        yield StatusLine("enter play  g game  c copy  q back")
+        yield StatusLine("enter play  g game  y yesterday  c copy  q back")
 
     def on_mount(self) -> None:
         table = self.query_one("#daily-entries", DataTable)
@@ -72,7 +81,8 @@ class DailyScreen(Screen[None]):
         self.load()
 
     def on_screen_resume(self) -> None:
-        self.load()  # back from a game of the deal: its result is on the table now
+        if self.past is None:  # back from a replay of yesterday's: still yesterday's
+            self.load()  # back from a game of the deal: its result is on the table now
 
     @property
     def game(self) -> str:
@@ -91,6 +101,7 @@ class DailyScreen(Screen[None]):
         conn = self.tapp.conn
         if conn is None:
             return
+        self.past = None
         try:
             reply = await day_table(conn.request, self.game)
         except (ServerError, ConnectionLost, TimeoutError) as exc:
@@ -110,6 +121,7 @@ class DailyScreen(Screen[None]):
         title = self.games[self.game].get("title", self.game)
         mine = reply.get("mine") or []
         day = reply.get("day", "today")
+        self.today = str(reply.get("day") or "")
         words = (
             f"{title}, deal of {day}: your result {mine[0]['score']}; enter plays it again as "
             "practice"
@@ -120,8 +132,44 @@ class DailyScreen(Screen[None]):
         self.share = str(reply.get("share") or "")
         self.query_one("#daily-share", Static).update(Text(self.share, style="italic"))
 
+    @work(exclusive=True, group="daily")
+    async def action_yesterday(self) -> None:
+        """Yesterday's best three, a replay each (that day is over); ``y`` again: today's."""
+        conn = self.tapp.conn
+        if self.past is not None or conn is None or not self.today:
+            self.load()
+            return
+        day = day_before(self.today)
+        try:
+            reply = await day_table(conn.request, self.game, day)
+        except (ServerError, ConnectionLost, TimeoutError) as exc:
+            self.notify(f"No table of {day}: {exc}", severity="warning")
+            return
+        from tilehall.clients.cli.lobby import _detail
+
+        self.past = (reply.get("entries") or [])[:3] if reply.get("replays") else []
+        table = self.query_one("#daily-entries", DataTable)
+        table.clear()
+        for rank, entry in enumerate(self.past, 1):
+            table.add_row(str(rank), entry["name"], str(entry["score"]), _detail(entry["detail"]))
+        words = f"Yesterday's deal ({day}): " + (
+            "the best three; enter replays the one selected, y shows today's"
+            if self.past
+            else "nobody played it"
+        )
+        self.query_one("#daily-mine", Static).update(Text(words))
+        self.query_one("#daily-share", Static).update("")
+
     @work(group="enter")
     async def action_play(self) -> None:
+        if self.past is not None:  # yesterday's shown: enter replays the game selected
+            if self.past:
+                from tilehall.clients.cli.history import replay_screen
+
+                row = self.query_one("#daily-entries", DataTable).cursor_row
+                room = self.past[min(max(row, 0), len(self.past) - 1)]["room"]
+                await self.app.push_screen(replay_screen(self.game, room))
+            return
         created = await self.tapp.call({"t": "create", "game": self.game, "daily": True})
         if created is None:
             return

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import random
+
 from textual.widgets import DataTable
 from tilehall.clients.cli.daily import DailyScreen, ShareScreen
 from tilehall.clients.cli.games.ishido import IshidoScreen
+from tilehall.clients.cli.history import Replaying
 from tilehall.clients.cli.lobby import LobbyScreen
 from tilehall.clients.cli.widgets import Choice
+from tilehall.clients.connection import Connection
+from tilehall.server.app import Server
+from tilehall.server.bots import find_bot
+from tilehall.server.config import Config, Limits
+from tilehall.server.daily import day_of
 
 from tests.clients.cli.util import app_for, screen_of, text_of, until
+from tests.server.test_daily import ShiftedClock
 
 
 async def test_todays_deal_from_the_lobby_to_the_result_to_share_and_practice(url, server):
@@ -64,3 +73,51 @@ async def test_todays_deal_from_the_lobby_to_the_result_to_share_and_practice(ur
         await pilot.press("q")
         lobby = await screen_of(pilot, LobbyScreen)
         await until(pilot, lambda: f"yours today: Ishido {score}" in text_of(lobby, "#daily"))
+
+
+async def test_yesterdays_best_three_are_each_a_replay_away(tmp_path):
+    """A server on a clock moved a day on: yesterday's deal is over, its games replay."""
+    clock = ShiftedClock(0.0)
+    config = Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None))
+    server = Server(config, clock=clock)
+    await server.start()
+    url = f"ws://127.0.0.1:{server.port}"
+    try:
+        rooms = {}
+        for name, moves in (("bo", 4), ("cy", 1), ("di", 2), ("ed", 3)):
+            async with Connection(url, name=name) as conn:
+                made = await conn.request({"t": "create", "game": "lines", "daily": True})
+                view = (await conn.request({"t": "join", "room": made["room"]}))["view"]
+                bot = find_bot("lines", "normal")(rng=random.Random(moves), budget=0.02)
+                for _ in range(moves):
+                    update = await conn.act(made["room"], bot.choose(view))
+                    assert update is not None
+                    view = update["view"]
+                await conn.act(made["room"], {"do": "quit"})
+                rooms[name] = made["room"]
+        yesterday = day_of(clock.time())
+        clock.offset += 86400
+        app = app_for(url)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await screen_of(pilot, LobbyScreen)
+            await pilot.press("d")
+            daily = await screen_of(pilot, DailyScreen)
+            choice = daily.query_one("#game", Choice)
+            choice.index = choice.values.index("lines")
+            await until(pilot, lambda: daily.today == day_of(clock.time()))
+            await pilot.press("y")
+            await until(pilot, lambda: daily.past is not None and len(daily.past) == 3)
+            assert f"Yesterday's deal ({yesterday})" in text_of(daily, "#daily-mine")
+            table = daily.query_one("#daily-entries", DataTable)
+            assert table.row_count == 3
+            first = daily.past[0]
+            await pilot.press("enter")
+            replay = await screen_of(pilot, Replaying)
+            assert replay.model.room == first["room"] == rooms[first["name"]]
+            await until(pilot, lambda: replay.model.seq >= 1)
+            await pilot.press("q")
+            await screen_of(pilot, DailyScreen)
+            await pilot.press("y")  # today's again
+            await until(pilot, lambda: daily.past is None)
+    finally:
+        await server.stop()
