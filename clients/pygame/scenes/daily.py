@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import pygame
-from tilehall.clients.daily import daily_games, room_day, try_words
+from tilehall.clients.daily import daily_games, day_before, room_day, try_words
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, TOP, Scene, draw_bar
 from tilehall.clients.pygame.widgets import Button
@@ -52,6 +52,10 @@ class DailyScene(Scene):
         self.game_button = Button(app.lobby.title(self.game), self.next_game)
         self.play_button = Button("Play today's deal", self.play, tone=(46, 110, 74))
         self.copy_button = Button("Copy result", self.copy)
+        self.past_button = Button("Yesterday's best", self.toggle_past)
+        self.past: dict[str, Any] | None = None
+        """Yesterday's table while shown: its best three, a replay each (that day is over)."""
+        self.replay_buttons: list[Button] = []
         self.ask()
 
     def ask(self) -> None:
@@ -63,6 +67,20 @@ class DailyScene(Scene):
             self.game = self.games[(self.games.index(self.game) + 1) % len(self.games)]
             self.game_button.label = self.app.lobby.title(self.game)
             self.ask()
+
+    def toggle_past(self) -> None:
+        if self.past is not None or not (self.reply or {}).get("day"):
+            self.past, self.replay_buttons = None, []
+            return
+        day = day_before(str((self.reply or {})["day"]))
+        self.app.net.request(
+            {"t": "scores", "game": self.game, "table": f"daily-{day}"}, tag="daily-past"
+        )
+
+    def replay(self, room: str) -> None:
+        from tilehall.clients.pygame.scenes.replay import ReplayScene
+
+        self.app.scene = ReplayScene(self.app, room, back=self)
 
     def play(self) -> None:
         self.app.net.request({"t": "create", "game": self.game, "daily": True}, tag="daily-play")
@@ -76,6 +94,12 @@ class DailyScene(Scene):
     def handle_message(self, msg: dict[str, Any]) -> None:
         if msg.get("_tag") == "daily" and msg.get("t") == "scores" and msg["game"] == self.game:
             self.reply = msg
+        elif msg.get("_tag") == "daily-past" and msg.get("t") == "scores":
+            self.past = msg
+            top = (msg.get("entries") or [])[:3] if msg.get("replays") else []
+            self.replay_buttons = [
+                Button("Replay", lambda room=e["room"]: self.replay(room)) for e in top
+            ]
         elif msg.get("_tag") == "daily-play" and msg.get("t") == "created":
             self.app.told = try_words(msg)  # said on the game's notice line, before it starts
             if msg.get("code"):
@@ -84,7 +108,8 @@ class DailyScene(Scene):
                 self.app.net.join(msg["room"])
 
     def widgets(self) -> list[Button]:
-        return [self.back, self.game_button, self.play_button, self.copy_button]
+        head = [self.back, self.game_button, self.play_button, self.copy_button]
+        return [*head, self.past_button, *self.replay_buttons]
 
     def handle_event(self, ev: pygame.event.Event) -> None:
         for w in self.widgets():
@@ -103,12 +128,18 @@ class DailyScene(Scene):
         self.game_button.rect = pygame.Rect(x, y, 170, 34)
         self.play_button.rect = pygame.Rect(x + 180, y, 200, 34)
         self.copy_button.rect = pygame.Rect(x + 390, y, 150, 34)
+        self.past_button.rect = pygame.Rect(rect.right - PAD - 180, y, 180, 34)
+        self.past_button.label = "Today's table" if self.past is not None else "Yesterday's best"
         mine = reply.get("mine") or []
         self.play_button.label = "Practice again" if mine else "Play today's deal"
         self.copy_button.visible = bool(reply.get("share"))
-        for b in self.widgets()[1:]:
+        for b in self.widgets()[1:5]:
             b.enabled = self.app.online and self.reply is not None
             b.draw(surf)
+        if self.past is not None:
+            self.draw_past(surf, pygame.Rect(x, y + 50, rect.w - 2 * PAD, rect.bottom - y - 60))
+            self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
+            return
         y += 50
         title = self.app.lobby.title(self.game)
         line = (
@@ -135,6 +166,23 @@ class DailyScene(Scene):
             d.text(surf, str(e["score"]), (x + 360, y), size=21, colour=colour, anchor="topright")
             y += 26
         self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
+
+
+    def draw_past(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
+        """Yesterday's best three, each with its Replay button."""
+        past = self.past or {}
+        entries = (past.get("entries") or [])[:3]
+        title = f"Yesterday's deal ({past.get('day', '')}): the best three"
+        d.text(surf, title, (rect.x, rect.y), size=24, colour=d.GOLD)
+        if not entries:
+            d.text(surf, "Nobody played it.", (rect.x, rect.y + 40), size=21, colour=d.TEXT_DIM)
+        for i, e in enumerate(entries):
+            y = rect.y + 40 + 40 * i
+            d.text(surf, f"{i + 1}. {e['name']}", (rect.x, y + 6), size=22, colour=d.TEXT)
+            d.text(surf, str(e["score"]), (rect.x + 360, y + 6), size=22, anchor="topright")
+            if i < len(self.replay_buttons):
+                self.replay_buttons[i].rect = pygame.Rect(rect.x + 380, y, 110, 32)
+                self.replay_buttons[i].draw(surf)
 
 
 def game_message(scene: GameScene, msg: dict[str, Any]) -> None:
