@@ -9,6 +9,7 @@ line it says before a game starts (``App.told``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pygame
@@ -77,6 +78,9 @@ class DailyScene(Scene):
             {"t": "scores", "game": self.game, "table": f"daily-{day}"}, tag="daily-past"
         )
 
+    def _replayer(self, room: str) -> Callable[[], None]:
+        return lambda: self.replay(room)
+
     def replay(self, room: str) -> None:
         from tilehall.clients.pygame.scenes.replay import ReplayScene
 
@@ -97,9 +101,7 @@ class DailyScene(Scene):
         elif msg.get("_tag") == "daily-past" and msg.get("t") == "scores":
             self.past = msg
             top = (msg.get("entries") or [])[:3] if msg.get("replays") else []
-            self.replay_buttons = [
-                Button("Replay", lambda room=e["room"]: self.replay(room)) for e in top
-            ]
+            self.replay_buttons = [Button("Replay", self._replayer(str(e["room"]))) for e in top]
         elif msg.get("_tag") == "daily-play" and msg.get("t") == "created":
             self.app.told = try_words(msg)  # said on the game's notice line, before it starts
             if msg.get("code"):
@@ -166,7 +168,6 @@ class DailyScene(Scene):
             d.text(surf, str(e["score"]), (x + 360, y), size=21, colour=colour, anchor="topright")
             y += 26
         self.draw_notice(surf, pygame.Rect(PAD, h - 30, w - 2 * PAD, 26))
-
 
     def draw_past(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
         """Yesterday's best three, each with its Replay button."""
