@@ -100,6 +100,9 @@ class Making:
         """:meth:`_daily` under the player's lock."""
         if seats[0].bot is None:
             for kept in await self.registry.store.daily_rooms(game.name, day, player):
+                here = self.registry.rooms.get(kept.id)
+                if here is not None and here.status is Status.OVER:
+                    continue  # just ended: the store is told a moment after its players
                 if kept.seats[0].bot is None:  # theirs for the day: back to it
                     reply: dict[str, Any] = {"t": "created", "room": kept.id}
                     if kept.private_code:

@@ -80,8 +80,11 @@ class Records:
             bots = bool(msg.get("bots"))
             entries = [
                 {"name": s.name, "score": s.score, "at": s.at, "room": s.room, "detail": s.detail}
-                for s in await self.store.top_scores(game, table, bots=bots)
-                if day is None or not bots
+                for s in (
+                    await self.store.top_scores(game, table, bots=bots)
+                    if day is None or not bots
+                    else []
+                )
             ]
         reply: dict[str, Any] = {
             "t": "scores",
@@ -218,6 +221,7 @@ class Records:
         if (
             record.daily is not None
             and self.registry.clock.time() < day_end(record.daily)
+            and record.creator != session.player.id
             and all(s.player != session.player.id for s in record.seats)
         ):
             raise ProtocolError(
