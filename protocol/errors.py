@@ -93,6 +93,10 @@ class ErrorCode(enum.StrEnum):
     """``replay`` of a room still being played (watch it instead)."""
     REPLAY_GONE = "replay_gone"
     """``replay`` of a room whose moves were deleted (the host keeps finished games a while)."""
+    DAY_NOT_OVER = "day_not_over"
+    """``replay`` of someone else's game of today's deal before the day ends (UTC)."""
+    NO_DAILY = "no_daily"
+    """``create`` with ``daily`` for a game that has no daily deal (``welcome.games[].daily``)."""
 
     # limits and failures
     ACTION_TOO_LARGE = "action_too_large"

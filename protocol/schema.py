@@ -213,6 +213,12 @@ CLIENT_MESSAGES: dict[str, MessageSpec] = {
                 doc="each a name, COMP[:level] or nil (open)",
             ),
             _f("private", Kind.BOOL, required=False),
+            _f(
+                "daily",
+                Kind.BOOL,
+                required=False,
+                doc="today's deal (UTC) on the game's default options: resumes yours if open",
+            ),
         ),
         _spec(
             "join",
@@ -378,6 +384,19 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             "A room was made.",
             _ROOM,
             _f("code", Kind.STR, required=False, doc="private rooms only"),
+            _f("daily", Kind.STR, required=False, doc="today's deal: its UTC day, YYYY-MM-DD"),
+            _f(
+                "practice",
+                Kind.BOOL,
+                required=False,
+                doc="today's deal: true when it is not your first try today (on no table)",
+            ),
+            _f(
+                "resumed",
+                Kind.BOOL,
+                required=False,
+                doc="today's deal: true when this is your room of the day, still open",
+            ),
         ),
         _reply(
             "joined",
@@ -434,6 +453,8 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
                 nullable=True,
                 doc="a quick-match room: when COMP bots take the seats still open",
             ),
+            _f("daily", Kind.STR, required=False, doc="today's deal: its UTC day, YYYY-MM-DD"),
+            _f("practice", Kind.BOOL, required=False, doc="today's deal, not the try that counts"),
         ),
         _reply(
             "scores",
@@ -444,6 +465,19 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             _f("entries", Kind.LIST),
             _f("bots", Kind.BOOL, required=False, doc="whether these are the bots' entries"),
             _f("mine", Kind.LIST, required=False, doc="your best in each table"),
+            _f("day", Kind.STR, required=False, doc="a day's table: its UTC day, YYYY-MM-DD"),
+            _f(
+                "replays",
+                Kind.BOOL,
+                required=False,
+                doc="a day's table: whether its games may be replayed (the day is over)",
+            ),
+            _f(
+                "share",
+                Kind.STR,
+                required=False,
+                doc="a day's table: your result of it as you share it, with the link to the deal",
+            ),
         ),
         _reply(
             "history",

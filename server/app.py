@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from tilehall.protocol import ErrorCode, ProtocolError, decode
 from tilehall.server.build import build_name
+from tilehall.server.clock import Clock
 from tilehall.server.config import Config, add_options, read_options, read_secret
 from tilehall.server.files import private_dir
 from tilehall.server.lobby import Lobby
@@ -51,8 +52,11 @@ log = logging.getLogger("tilehall")
 class Server:
     """A running Tilehall server: store, lobby and listening socket."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, clock: Clock | None = None) -> None:
         self.config = config
+        self.clock = clock
+        """The lobby's and rooms' clock (None: the system's); a test hands one in to
+        play across a UTC midnight (today's deal) without waiting for one."""
         self.store: Store | None = None
         self.lobby: Lobby | None = None
         self.ws_server: WSServer | None = None
@@ -92,11 +96,11 @@ class Server:
         self.store = await open_store(
             self.config.db_url, password=read_secret(self.config.db_password_file)
         )
-        self.lobby = Lobby(self.config, self.store)
+        self.lobby = Lobby(self.config, self.store, clock=self.clock)
         self._folding = asyncio.create_task(self.lobby.metrics.fold_forever(), name="metrics")
         recovered = await self.lobby.registry.recover()
-        if self.config.limits.replay_days:
-            self._purging = asyncio.create_task(self.lobby.records.purge_forever(), name="purge")
+        # old games' moves (--replay-days) and the day tables past a year
+        self._purging = asyncio.create_task(self.lobby.records.purge_forever(), name="purge")
         if self.config.mqtt:
             await self._join_cluster()
         if self.config.web:

@@ -19,9 +19,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Input, Label, Static
 from tilehall.clients import words
+from tilehall.clients.cli.daily import DailyScreen, daily_line
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.history import HistoryScreen
 from tilehall.clients.cli.host import Frame
+from tilehall.clients.cli.scores import detail_text
 from tilehall.clients.cli.widgets import Choice, PagedScreen, StatusLine
 from tilehall.clients.connection import ServerError
 from tilehall.clients.model import LobbyModel, seat_label
@@ -537,6 +539,7 @@ class LobbyScreen(Screen[None]):
         Binding("enter,space", "play", "play the selected room (or resume your seat)"),
         Binding("w", "watch", "watch the selected room"),
         Binding("c", "code", "join a private room by its code"),
+        Binding("d", "daily", "today's deal: the same deal for everyone, your result, its table"),
         Binding("s", "scores", "high scores"),
         Binding("h", "history", "your finished games, and their replays"),
         Binding("b", "leaderboard", "ratings: the leaderboard of a rated game"),
@@ -573,6 +576,7 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="lobby-title")
         yield Static(id="ratings")
+        yield Static(id="daily")
         table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="empty")
@@ -592,12 +596,21 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-title", Static).update(title)
         self.render_ratings()
         self.render_rooms()
+        self.fetch_daily()
         self.action_refresh()
         self.set_interval(self.tapp.poll, self._poll)
 
     def on_screen_resume(self) -> None:
         self.action_refresh()
         self.fetch_ratings()
+        self.fetch_daily()
+
+    @work(exclusive=True, group="daily-line")
+    async def fetch_daily(self) -> None:
+        """Today's deal and the player's results of the day (:mod:`.daily`)."""
+        line = await daily_line(self.tapp)
+        if self.query("#daily"):
+            self.query_one("#daily", Static).update(line)
 
     def render_ratings(self) -> None:
         """One line: the player's rating in each rated game (``welcome.ratings``, then each
@@ -790,6 +803,12 @@ class LobbyScreen(Screen[None]):
         if joined is not None:
             await self.tapp.enter_room(joined)
 
+    def action_daily(self) -> None:
+        if not any(g.get("daily") for g in self.tapp.games.values()):
+            self.notify("This server has no daily deal.")
+            return
+        self.app.push_screen(DailyScreen(self.tapp.games))
+
     def action_scores(self) -> None:
         self.app.push_screen(ScoresScreen(self.tapp.games))
 
@@ -886,7 +905,7 @@ class ScoresScreen(Screen[None]):
                 entry["name"],
                 str(entry["score"]),
                 _date(entry.get("at")),
-                _detail(entry.get("detail")),
+                detail_text(entry.get("detail")),
             )
         mine = reply.get("mine") or []
         lines = [f"your best: {m['score']} in {m['table']} ({_date(m.get('at'))})" for m in mine]
@@ -991,40 +1010,3 @@ class LeaderboardScreen(PagedScreen):
 
 def _date(at: float | None) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(at)) if at else "-"
-
-
-DETAIL_WORDS = {
-    "placed": ("placed", "placed"),
-    "left": ("left", "left"),
-    "fourways": ("4-way", "4-ways"),
-    "helps": ("help", "helps"),
-    "tiles_placed": ("tile", "tiles"),
-    "moves": ("move", "moves"),
-    "sheets": ("sheet", "sheets"),
-    "stages": ("stage", "stages"),
-}
-"""How the counts of the games' ``detail`` read after their number (protocol/games/*.md)."""
-
-
-def _detail(detail: dict[str, Any] | None) -> str:
-    """A record's ``detail`` in words: ``won, 66 placed, 4 4-ways``; ``blocked, 25 tiles``.
-
-    Outcomes first (a flag, a reason), then the counts; a count of 0 says nothing.
-    """
-    flags, counts = [], []
-    for key, value in (detail or {}).items():
-        words = key.replace("_", " ")
-        if isinstance(value, bool):
-            if key == "won":
-                flags.append("won" if value else "lost")
-            elif value:
-                flags.append(words)
-        elif key == "reason" or isinstance(value, str):
-            flags.append(str(value))
-        elif isinstance(value, int) and key in DETAIL_WORDS:
-            if value:
-                one, many = DETAIL_WORDS[key]
-                counts.append(f"{value} {one if value == 1 else many}")
-        else:
-            counts.append(f"{words} {value}")
-    return ", ".join(part for part in flags + counts if part)

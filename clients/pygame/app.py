@@ -24,6 +24,7 @@ from typing import Any
 import pygame
 from tilehall.clients.config import DEFAULT_URL, forget, load_identity, save_identity
 from tilehall.clients.model import LobbyModel, RoomModel
+from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.net import Net, NetLike, NullNet
 from tilehall.clients.pygame.scenes import scene_for
 from tilehall.clients.pygame.scenes.base import GameScene, Scene
@@ -74,6 +75,8 @@ class App:
         self.lobby = LobbyModel()
         self.codes: dict[str, str] = {}
         """Private room codes we created, by room, to show to the player."""
+        self.told: str | None = None
+        """Said on the next game's notice line as it opens (today's deal: whether it counts)."""
         self.online = False
         self.offline_reason = ""
         self.running = True
@@ -117,6 +120,9 @@ class App:
         model = RoomModel.from_joined(joined, self.lobby.summary(joined["room"]))
         scene = scene_for(model.game)(self, model)
         self.scene = scene
+        if self.told:  # today's deal: whether this game counts, before it starts
+            scene.notice(self.told, d.GOLD)
+            self.told = None
         return scene
 
     # -- the loop ----------------------------------------------------------------------

@@ -255,6 +255,12 @@ class Game(ABC):
     options: ClassVar[tuple[Option, ...]] = ()
     actions: ClassVar[Mapping[str, ActionSpec[Any]]] = {}
     """The handler table: every action by its ``do``, with its schema and handler."""
+    daily: ClassVar[bool] = False
+    """It offers today's deal (``create`` with ``daily``): a solo game whose deal is its
+    seed, on its default options (:mod:`tilehall.server.daily`)."""
+    daily_counts: ClassVar[Mapping[str, str]] = {}
+    """What a result of today's deal shares besides its score: fields of its table entry's
+    ``detail``, each with the words it is shared with (Ishido's ``fourways``: ``4-ways``)."""
     pausable: ClassVar[bool] = False
     """Its clock can stop (:meth:`pause`): the time paused does not count."""
     derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...] | None]]] = {}
@@ -350,6 +356,7 @@ class Game(ABC):
             "title": cls.title,
             "min_seats": cls.min_seats,
             "max_seats": cls.max_seats,
+            "daily": cls.daily,
             "options": [o.describe() for o in cls.options],
             "actions": [a.describe() for a in cls.actions.values()],
         }

@@ -454,6 +454,8 @@ class Ishido(SoloGame):
     """What this game's ``result`` adds to ``scores`` and ``winners``."""
 
     name: ClassVar[str] = "ishido"
+    daily = True
+    daily_counts: ClassVar[Mapping[str, str]] = {"fourways": "4-ways"}
     title: ClassVar[str] = "Ishido"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
     rebuilt_fields: ClassVar[tuple[str, ...]] = ("_shown", "_around", "_masks")

@@ -190,6 +190,8 @@ class Lines(SoloGame):
     """What this game's ``result`` adds to ``scores`` and ``winners``."""
 
     name = "lines"
+    daily = True
+    daily_counts: ClassVar[Mapping[str, str]] = {"moves": "moves"}
     title = "Lines"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})
     options: ClassVar[tuple[Option, ...]] = (

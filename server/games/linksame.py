@@ -223,6 +223,8 @@ class LinkSame(SoloGame):
     """What this game's ``result`` adds to ``scores`` and ``winners``."""
 
     name: ClassVar[str] = "linksame"
+    daily = True
+    daily_counts: ClassVar[Mapping[str, str]] = {"stages": "stages"}
     title: ClassVar[str] = "LinkSame"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair"})
     options: ClassVar[tuple[Option, ...]] = (

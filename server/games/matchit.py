@@ -270,6 +270,8 @@ class MatchIt(SoloGame):
     """What this game's ``result`` adds to ``scores`` and ``winners``."""
 
     name: ClassVar[str] = "matchit"
+    daily = True
+    daily_counts: ClassVar[Mapping[str, str]] = {"sheets": "sheets"}
     title: ClassVar[str] = "Match-It"
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair", "help"})
     pausable: ClassVar[bool] = True

@@ -9,6 +9,7 @@ from typing import Any
 
 from tilehall.protocol import ErrorCode, ProtocolError
 from tilehall.server.bots import find_bot
+from tilehall.server.daily import SECRET_NAME, daily_seed, day_of
 from tilehall.server.games import Game, Status
 from tilehall.server.lobby.membership import Membership
 from tilehall.server.lobby.registry import Registry
@@ -38,15 +39,86 @@ class Making:
         self.membership = membership
         self._creating: dict[int, asyncio.Lock] = {}
         self._matching: dict[tuple[str, int], asyncio.Lock] = {}
+        self._daily_secret: str | None = None
 
     async def create(self, session: Member, msg: dict[str, Any]) -> dict[str, Any]:
         game = self.registry.game(msg["game"])
+        if msg.get("daily"):
+            return await self._daily(session, game, msg)
         options = self.registry.options(game, msg.get("options"))
         seats = self._seats(game, msg.get("seats"))
         assert session.player is not None
         return await self._create_as(
             session.player.id, game, options, seats, private=bool(msg.get("private"))
         )
+
+    # -- today's deal -----------------------------------------------------------------
+
+    async def _daily(
+        self, session: Member, game: type[Game], msg: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A room of today's deal: the player's open one of the day, else a new one.
+
+        The day is the clock's UTC day when asked: a game begun at 23:59 plays that
+        day's deal and counts on that day's table, whenever it ends. The room is
+        private (never listed, watched by nobody else: the day's best line stays
+        unseen until the day ends) and its seat kept for its maker, whose first
+        room of the day holds the try that counts; later ones are practice, and the
+        reply says so before the game starts. A COMP seat (``seats: ["COMP"]``) may
+        play it too, as practice: bots never enter the day's table (nor do bot
+        programs, ``hello`` with ``bot``: the day's table lists people only).
+        """
+        assert session.player is not None
+        player = session.player
+        if not game.daily:
+            raise ProtocolError(ErrorCode.NO_DAILY, f"{game.title} has no daily deal")
+        if msg.get("options"):
+            raise ProtocolError(
+                ErrorCode.BAD_OPTION, "today's deal is played on the game's default options"
+            )
+        seats = self._seats(game, msg.get("seats"))
+        by_bot = seats[0].bot is not None
+        if not by_bot:
+            if seats[0].name is not None and seats[0].name != player.name:
+                raise ProtocolError(
+                    ErrorCode.BAD_SEATS, "today's deal is yours: its seat is kept for you"
+                )
+            seats = [SeatRecord(name=player.name)]
+        day = day_of(self.registry.clock.time())
+        counts = not by_bot
+        lock = self._creating.setdefault(player.id, asyncio.Lock())
+        try:
+            async with lock:  # one at a time each: a resumed room is found, not made twice
+                return await self._daily_as(player.id, game, seats, day, counts)
+        finally:
+            if self._creating.get(player.id) is lock and not lock.locked():
+                del self._creating[player.id]
+
+    async def _daily_as(
+        self, player: int, game: type[Game], seats: list[SeatRecord], day: str, counts: bool
+    ) -> dict[str, Any]:
+        """:meth:`_daily` under the player's lock."""
+        if seats[0].bot is None:
+            for kept in await self.registry.store.daily_rooms(game.name, day, player):
+                here = self.registry.rooms.get(kept.id)
+                if here is not None and here.status is Status.OVER:
+                    continue  # just ended: the store is told a moment after its players
+                if kept.seats[0].bot is None:  # theirs for the day: back to it
+                    reply: dict[str, Any] = {"t": "created", "room": kept.id}
+                    if kept.private_code:
+                        reply["code"] = kept.private_code
+                    return {**reply, "daily": day, "practice": kept.practice, "resumed": True}
+        seed = daily_seed(await self._secret(), game.name, day)
+        options = self.registry.options(game, None)
+        return await self._create(game, options, seats, True, player, daily=(day, seed, counts))
+
+    async def _secret(self) -> str:
+        """The server's daily secret, from the store (every node shares it), made once."""
+        if self._daily_secret is None:
+            self._daily_secret = await self.registry.store.secret(
+                SECRET_NAME, secrets.token_urlsafe(32)
+            )
+        return self._daily_secret
 
     async def _create_as(
         self,
@@ -74,7 +146,11 @@ class Making:
         private: bool,
         creator: int,
         fill: tuple[float, str] | None = None,
+        *,
+        daily: tuple[str, int, bool] | None = None,
     ) -> dict[str, Any]:
+        """Make a room; ``daily``: today's deal, as (its day, its seed, whether it may hold
+        its maker's try of the day)."""
         registry = self.registry
         bound = registry.config.limits.max_rooms_per_player
         if bound and (open_rooms := await registry.store.open_rooms_of(creator)) >= bound:
@@ -86,11 +162,17 @@ class Making:
         node = registry.others.place()
         for attempt in range(1, ROOM_ID_DRAWS + 1):
             code = secrets.token_urlsafe(12) if private else None
+            rid = secrets.token_urlsafe(12) if private else "r" + secrets.token_hex(4)
+            practice = False
+            if daily is not None:
+                practice = not daily[2] or (
+                    await registry.store.daily_try(game.name, daily[0], creator, rid) != rid
+                )
             record = RoomRecord(
-                id=secrets.token_urlsafe(12) if private else "r" + secrets.token_hex(4),
+                id=rid,
                 game=game.name,
                 options=options,
-                seed=secrets.randbits(63),
+                seed=daily[1] if daily is not None else secrets.randbits(63),
                 seats=tuple(seats),
                 private_code=code,
                 created_at=registry.clock.time(),
@@ -98,18 +180,25 @@ class Making:
                 creator=creator,
                 fill_at=fill[0] if fill else None,
                 fill_level=fill[1] if fill else None,
+                daily=daily[0] if daily is not None else None,
+                practice=practice,
             )
             try:
                 await registry.store.create_room(record)
             except RoomTaken:
                 log.info("room id %s drawn again (draw %d): drawing another", record.id, attempt)
-                if attempt == ROOM_ID_DRAWS:
+                if attempt == ROOM_ID_DRAWS or (daily is not None and not practice):
+                    # A try given to an id taken (72 random bits: never seen) is not
+                    # handed on: refused, and the player asks again.
                     raise
                 continue
             break
         reply: dict[str, Any] = {"t": "created", "room": record.id}
         if code:
             reply["code"] = code
+        if daily is not None:
+            reply["daily"] = daily[0]
+            reply["practice"] = practice
         if record.node != registry.config.node:
             # Placed on a lighter node: it runs the room once it has announced it.
             taken_back = await registry.others.host_new_room(record)

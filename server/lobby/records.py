@@ -13,14 +13,24 @@ import logging
 from typing import Any
 
 from tilehall.protocol import ErrorCode, ProtocolError, encode_with, pack_array
-from tilehall.server.games import Status, find_game
+from tilehall.server.daily import (
+    day_end,
+    day_of,
+    day_table,
+    deal_link,
+    is_day_table,
+    oldest_kept,
+    share_text,
+    table_day,
+)
+from tilehall.server.games import Game, Status, find_game
 from tilehall.server.lobby.pages import PAGE_DEFAULT, Frame, Page, packed
 from tilehall.server.lobby.registry import Registry
 from tilehall.server.ratings import Rating, board_cursor, board_position, is_rated, rated_games
 from tilehall.server.room.member import Member
 from tilehall.server.room.replays import Replays
 from tilehall.server.store.errors import StoreUnavailable
-from tilehall.server.store.records import FinishedRoom, RoomRecord
+from tilehall.server.store.records import FinishedRoom, RoomRecord, ScoreRecord
 
 __all__ = ["Records"]
 
@@ -46,7 +56,8 @@ class Records:
         """A high-score table: people's, or with ``bots`` the bot programs' (kept apart).
 
         ``tables`` lists every table the game defines, empty or not, then any
-        older one the store still holds.
+        older one the store still holds; not the day tables of today's deal (a year
+        of them), asked for by name: ``daily`` (today) or ``daily-YYYY-MM-DD``.
         """
         game = msg["game"]
         try:
@@ -54,15 +65,26 @@ class Records:
         except KeyError:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"there is no game {game!r}") from None
         defined = cls.tables()
-        tables = defined + [t for t in await self.store.score_tables(game) if t not in defined]
+        kept = [t for t in await self.store.score_tables(game) if not is_day_table(t)]
+        tables = defined + [t for t in kept if t not in defined]
         table = msg.get("table") or (tables[0] if tables else None)
+        day = self._day(cls, table)
+        if day is not None:
+            table = day_table(day)
         entries = []
         if table is not None:
-            if "table" in msg and table not in tables:
+            if "table" in msg and table not in tables and day is None:
                 raise ProtocolError(ErrorCode.UNKNOWN_TABLE, f"{game} has no table {table!r}")
+            # A day's table is people's only: bot programs play the deal, as practice
+            # for whoever wrote them, but enter no day's table, not even their own.
+            bots = bool(msg.get("bots"))
             entries = [
                 {"name": s.name, "score": s.score, "at": s.at, "room": s.room, "detail": s.detail}
-                for s in await self.store.top_scores(game, table, bots=bool(msg.get("bots")))
+                for s in (
+                    await self.store.top_scores(game, table, bots=bots)
+                    if day is None or not bots
+                    else []
+                )
             ]
         reply: dict[str, Any] = {
             "t": "scores",
@@ -72,12 +94,58 @@ class Records:
             "entries": entries,
             "bots": bool(msg.get("bots")),
         }
+        if day is not None:
+            reply["day"] = day
+            reply["replays"] = self.registry.clock.time() >= day_end(day)
         if session.player is not None:
-            reply["mine"] = [
-                {"table": s.table, "score": s.score, "at": s.at, "room": s.room}
+            best = [
+                s
                 for s in await self.store.best_of(game, session.player.id)
+                if not is_day_table(s.table) or s.table == table  # a year of days: the one asked
             ]
+            reply["mine"] = [
+                {"table": s.table, "score": s.score, "at": s.at, "room": s.room} for s in best
+            ]
+            result = next((s for s in best if day is not None and s.table == table), None)
+            if result is not None and day is not None:
+                reply["share"] = self._share(session, cls, day, result)
         return reply
+
+    def _share(self, session: Member, game: type[Game], day: str, result: ScoreRecord) -> str:
+        """The asker's result of ``day``'s deal as they share it, with the link to the deal:
+        made here, so that every client shares the same words."""
+        base = self.registry.config.public_url or getattr(session, "origin", None)
+        counts = [
+            (label, result.detail[name])
+            for name, label in game.daily_counts.items()
+            if name in result.detail
+        ]
+        link = deal_link(base, game.name) if base else None
+        return share_text(game.title, day, result.score, counts, link)
+
+    def _day(self, game: type[Game], table: str | None) -> str | None:
+        """The day a ``scores`` table names (``daily``: today), None for a table of no day;
+        ``unknown_table`` for a day that is no date, or one this server keeps no table of."""
+        if table is None or not is_day_table(table):
+            return None
+        now = self.registry.clock.time()
+        try:
+            day = table_day(table, now) or ""  # a day's table names a day
+        except ValueError:
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TABLE, f"a day's table is daily-YYYY-MM-DD, not {table!r}"
+            ) from None
+        if not game.daily or not oldest_kept(now) <= day <= day_of(now):
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TABLE,
+                f"{game.name} has no table of {day}: "
+                + (
+                    "it has no daily deal"
+                    if not game.daily
+                    else f"the days kept are {oldest_kept(now)} to {day_of(now)}"
+                ),
+            )
+        return day
 
     # -- history and replays ---------------------------------------------------------------
 
@@ -150,6 +218,17 @@ class Records:
         record = self.replays.record(rid)
         if not _may_replay(record, session.player.id):
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"there is no room {rid[:64]!r}")
+        if (
+            record.daily is not None
+            and self.registry.clock.time() < day_end(record.daily)
+            and record.creator != session.player.id
+            and all(s.player != session.player.id for s in record.seats)
+        ):
+            raise ProtocolError(
+                ErrorCode.DAY_NOT_OVER,
+                f"room {rid} played the deal of {record.daily}: its moves are shown once that "
+                "day is over (UTC), so that nobody can copy them on the day",
+            )
         try:
             position = self.replays.at(rid, msg["seq"])
         except IndexError:
@@ -174,25 +253,39 @@ class Records:
         return f"{days:g} days" if days else "for ever"
 
     async def purge_forever(self) -> None:
-        """Delete the moves of games finished more than ``replay_days`` ago, hourly.
+        """Delete the moves of games finished more than ``replay_days`` ago, and the day
+        tables of days more than a year ago, hourly.
 
         A few rooms at a time, so no transaction holds the store for long; a
         store that is down is tried again at the next hour.
         """
         registry = self.registry
         days = registry.config.limits.replay_days
-        while days:
-            before = registry.clock.time() - days * 86400
-            purged = 0
-            try:
-                while (n := await self.store.purge_journals(before)) > 0:
-                    purged += n
-                    await asyncio.sleep(0)
+        while True:
+            if days:
+                await self._purge_moves(days)
+            try:  # the day tables: each game keeps a year of days
+                gone = await self.store.purge_days(oldest_kept(registry.clock.time()))
             except StoreUnavailable as exc:
                 registry.health.failed(exc)
-            if purged:
-                log.info("deleted the moves of %d games finished over %g days ago", purged, days)
+            else:
+                if gone:
+                    log.info("deleted %d entries of day tables over a year old", gone)
             await registry.clock.sleep(PURGE_EVERY)
+
+    async def _purge_moves(self, days: float) -> None:
+        """Delete the moves of games finished more than ``days`` ago, a few rooms at a time."""
+        registry = self.registry
+        before = registry.clock.time() - days * 86400
+        purged = 0
+        try:
+            while (n := await self.store.purge_journals(before)) > 0:
+                purged += n
+                await asyncio.sleep(0)
+        except StoreUnavailable as exc:
+            registry.health.failed(exc)
+        if purged:
+            log.info("deleted the moves of %d games finished over %g days ago", purged, days)
 
     async def ratings_of(self, player: int) -> dict[str, dict[str, Any]]:
         """``player``'s rating in each rated game, a new player's where they have none yet."""
@@ -246,9 +339,11 @@ def _packed_finished(room: FinishedRoom, player: int) -> bytes:
 
 
 def _may_replay(record: RoomRecord, player: int) -> bool:
-    """Public rooms for anyone; a private one for its players and its maker."""
+    """Public rooms for anyone; a private one for its players and its maker; today's deal
+    for anyone (private only so that nobody watches it live), once its day is over."""
     return (
         record.private_code is None
+        or record.daily is not None
         or record.creator == player
         or any(s.player == player for s in record.seats)
     )

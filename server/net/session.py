@@ -147,6 +147,21 @@ class Session:
         sock = f"{addr[0]}:{addr[1]}" if addr else "?"
         return sock if addr and str(addr[0]) == self.ip else f"{self.ip} via {sock}"
 
+    @property
+    def origin(self) -> str | None:
+        """Where this client reached the server, ``http(s)://host[:port]`` (None: unknown):
+        the web client's address, for links a player shares (today's deal).
+
+        The ``Host`` of its handshake, which a reverse proxy passes on; over TLS
+        ``https``. A host that says ``--public-url`` is used before this.
+        """
+        request = getattr(self.ws, "request", None)
+        host = request.headers.get("Host") if request is not None else None
+        if not host or any(c in host for c in "/?#@ \\"):
+            return None
+        tls = self.ws.transport.get_extra_info("ssl_object") is not None
+        return f"{'https' if tls else 'http'}://{host}"
+
     def backlog(self) -> int:
         """Frames the client has sent that are read but not yet handled.
 

@@ -816,7 +816,10 @@ class RoomCore:
         engine = self._engine
         assert engine is not None
         name = self.game.name
-        scores = score_records(name, self.id, self.seats, engine, now)
+        record = self.record
+        scores = score_records(
+            name, self.id, self.seats, engine, now, daily=record.daily, practice=record.practice
+        )
         rating = rated(name, self.id, self.seats, engine)
         self._busy = _Step("finish", ticket=ender.ticket if ender else None)
         out.append(Finish(engine.result() or {}, scores, now, rating))

@@ -23,8 +23,9 @@ __all__ = ["Summary", "summary_of"]
 
 
 def summary_of(core: RoomCore) -> dict[str, Any]:
-    """The room as listed by ``rooms`` and pushed as ``room``."""
-    return {
+    """The room as listed by ``rooms`` and pushed as ``room``; a room of today's deal says
+    which day's deal it is and whether it is practice, so its player knows before playing."""
+    out = {
         "room": core.id,
         "game": core.game.name,
         "options": core.record.options,
@@ -44,6 +45,10 @@ def summary_of(core: RoomCore) -> dict[str, Any]:
         "paused": core.paused_why(),
         "bots_at": None if core.started else core.fill_at,
     }
+    if core.record.daily is not None:
+        out["daily"] = core.record.daily
+        out["practice"] = core.record.practice
+    return out
 
 
 class Summary:

@@ -137,6 +137,34 @@ class Store(ABC):
         several nodes claiming at once, exactly one gets the room.
         """
 
+    # today's deal
+    @abstractmethod
+    async def secret(self, name: str, new: str) -> str:
+        """The server's secret ``name``: ``new`` kept if none is kept yet, else the kept one.
+
+        Kept in the store, so that every node of a cluster reads the same one; of
+        several nodes keeping one at once, the first to commit wins for all.
+        """
+
+    @abstractmethod
+    async def daily_try(self, game: str, day: str, player: int, room: str) -> str:
+        """Give ``player``'s try of ``game``'s deal of ``day`` to ``room``, unless another
+        room holds it; the room that holds it now.
+
+        A room that holds it keeps it, but for one that closed unplayed (a waiting
+        room that expired), which gives it back. The room is kept after its try is
+        given, so a room that asks is one being made. Of several rooms asking at
+        once, on any node, exactly one gets it.
+        """
+
+    @abstractmethod
+    async def daily_rooms(self, game: str, day: str, player: int) -> list[RoomRecord]:
+        """``player``'s rooms of ``game``'s deal of ``day`` not over yet, the counted one first."""
+
+    @abstractmethod
+    async def purge_days(self, oldest: str) -> int:
+        """Delete the day tables (and tries) of the days before ``oldest``; rows deleted."""
+
     # journal
     @abstractmethod
     def append(self, entry: JournalEntry) -> asyncio.Future[None]:

@@ -202,6 +202,25 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE players ADD COLUMN reset_code BYTEA;
     ALTER TABLE players ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE;
     """,
+    # Today's deal (issue 41): which day's deal a room plays and whether it is practice,
+    # each player's try of the day, and the server's secrets, shared by every node.
+    """
+    ALTER TABLE rooms ADD COLUMN daily TEXT;
+    ALTER TABLE rooms ADD COLUMN practice BOOLEAN NOT NULL DEFAULT FALSE;
+    CREATE INDEX rooms_daily ON rooms(creator, game, daily) WHERE daily IS NOT NULL;
+    CREATE TABLE daily_tries (
+        game TEXT NOT NULL,
+        day TEXT NOT NULL,
+        player BIGINT NOT NULL REFERENCES players(id),
+        room TEXT NOT NULL,
+        PRIMARY KEY (game, day, player)
+    );
+    CREATE INDEX daily_tries_day ON daily_tries(day);
+    CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
 )
 
 _PLAYED = """
@@ -487,6 +506,35 @@ class PostgresStore(Store):
     async def room(self, room: str) -> RoomRecord | None:
         row = await self.pool.fetchrow(Q.room, room)
         return room_from_row(row) if row else None
+
+    # -- today's deal -------------------------------------------------------------------
+
+    @_guarded
+    async def secret(self, name: str, new: str) -> str:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(Q.keep_secret, name, new)
+            value: str = await conn.fetchval(Q.secret, name)
+            return value
+
+    @_guarded
+    async def daily_try(self, game: str, day: str, player: int, room: str) -> str:
+        # The upsert takes the row's lock: a second room asking at once waits for the
+        # first to commit, then finds the try held by a room still open.
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(Q.daily_try, game, day, player, room)
+            holder: str = await conn.fetchval(Q.daily_try_room, game, day, player)
+            return holder
+
+    @_guarded
+    async def daily_rooms(self, game: str, day: str, player: int) -> list[RoomRecord]:
+        return [room_from_row(r) for r in await self.pool.fetch(Q.daily_rooms, game, day, player)]
+
+    @_guarded
+    async def purge_days(self, oldest: str) -> int:
+        async with self.pool.acquire() as conn, conn.transaction():
+            scores = await conn.execute(Q.purge_day_scores, "daily-" + oldest)
+            tries = await conn.execute(Q.purge_day_tries, oldest)
+            return int(scores.split()[-1]) + int(tries.split()[-1])
 
     @_guarded
     async def open_rooms_of(self, creator: int) -> int:

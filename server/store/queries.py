@@ -126,7 +126,7 @@ class Queries:
     # rooms
     create_room: str = (
         f"INSERT INTO rooms({ROOM_COLUMNS})"
-        " VALUES (?, ?, ?{jsonb}, ?, ?{jsonb}, ?, ?, ?, ?, ?, ?, ?)"
+        " VALUES (?, ?, ?{jsonb}, ?, ?{jsonb}, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     """:func:`~tilehall.server.store.base.room_row`"""
     set_seats: str = "UPDATE rooms SET seats = ?{jsonb} WHERE id = ?"
@@ -149,6 +149,34 @@ class Queries:
         f" RETURNING {ROOM_COLUMNS}"
     )
     """new_node, room, old_node"""
+
+    # today's deal: the server's secret, each player's try of the day
+    keep_secret: str = (
+        "INSERT INTO secrets(name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"
+    )
+    """name, value: kept unless one is kept already (the first node's wins)"""
+    secret: str = "SELECT value FROM secrets WHERE name = ?"
+    """name"""
+    daily_try: str = (
+        "INSERT INTO daily_tries(game, day, player, room) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (game, day, player) DO UPDATE SET room = excluded.room"
+        " WHERE EXISTS (SELECT 1 FROM rooms r WHERE r.id = daily_tries.room"
+        "  AND r.status = 'over' AND NOT EXISTS (SELECT 1 FROM journal j WHERE j.room = r.id))"
+    )
+    """game, day, player, room: the try is the room's, unless another room holds it
+    already; a room that closed unplayed (a waiting room that expired) gives it back"""
+    daily_try_room: str = "SELECT room FROM daily_tries WHERE game = ? AND day = ? AND player = ?"
+    """game, day, player"""
+    daily_rooms: str = (
+        f"SELECT {ROOM_COLUMNS} FROM rooms"
+        " WHERE game = ? AND daily = ? AND creator = ? AND status <> 'over'"
+        " ORDER BY practice, created_at, id{C}"
+    )
+    """game, day, creator: the player's unfinished rooms of that deal, the counted one first"""
+    purge_day_scores: str = "DELETE FROM scores WHERE tbl{C} >= 'daily-' AND tbl{C} < ?"
+    """the table of the oldest day kept"""
+    purge_day_tries: str = "DELETE FROM daily_tries WHERE day{C} < ?"
+    """the oldest day kept"""
 
     # journal
     journal: str = "SELECT seq, seat, action, at FROM journal WHERE room = ? ORDER BY seq"

@@ -89,6 +89,10 @@ class RoomRecord:
     """A quick-match room: when its seats still open are given to COMP bots."""
     fill_level: str | None = None
     """The level of those bots."""
+    daily: str | None = None
+    """Today's deal: the UTC day (``YYYY-MM-DD``) whose deal it plays (None: not a daily room)."""
+    practice: bool = False
+    """A daily room that is not its player's first of the day: on no table."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -81,7 +81,7 @@ def seats_json(seats: Sequence[SeatRecord]) -> str:
 
 ROOM_COLUMNS = (
     "id, game, options, seed, seats, private_code, created_at, status, node, creator,"
-    " fill_at, fill_level"
+    " fill_at, fill_level, daily, practice"
 )
 """The columns :func:`room_from_row` reads, in its order."""
 
@@ -102,12 +102,15 @@ def room_row(room: RoomRecord) -> tuple[Any, ...]:
         room.creator,
         room.fill_at,
         room.fill_level,
+        room.daily,
+        room.practice,
     )
 
 
 def room_from_row(row: Sequence[Any]) -> RoomRecord:
     """A ``rooms`` row, as :data:`ROOM_COLUMNS` names its columns."""
-    rid, game, options, seed, seats, code, created, status, node, creator, fill_at, level = row
+    rid, game, options, seed, seats, code, created, status, node, creator, fill_at, level = row[:12]
+    daily, practice = row[12:14]
     return RoomRecord(
         id=rid,
         game=game,
@@ -121,6 +124,8 @@ def room_from_row(row: Sequence[Any]) -> RoomRecord:
         creator=creator,
         fill_at=fill_at,
         fill_level=level,
+        daily=daily,
+        practice=bool(practice),
     )
 
 

@@ -199,6 +199,25 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE players ADD COLUMN reset_code BLOB;
     ALTER TABLE players ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
     """,
+    # Today's deal (issue 41): which day's deal a room plays and whether it is practice,
+    # each player's try of the day, and the server's secrets, shared by every node.
+    """
+    ALTER TABLE rooms ADD COLUMN daily TEXT;
+    ALTER TABLE rooms ADD COLUMN practice INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX rooms_daily ON rooms(creator, game, daily) WHERE daily IS NOT NULL;
+    CREATE TABLE daily_tries (
+        game TEXT NOT NULL,
+        day TEXT NOT NULL,
+        player INTEGER NOT NULL REFERENCES players(id),
+        room TEXT NOT NULL,
+        PRIMARY KEY (game, day, player)
+    ) WITHOUT ROWID;
+    CREATE INDEX daily_tries_day ON daily_tries(day);
+    CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
 )
 
 _PLAYED = """
@@ -484,6 +503,35 @@ class SQLiteStore(Store):
             return int(row[0])
 
         return await self._run(work)
+
+    # -- today's deal ----------------------------------------------------------------
+
+    async def secret(self, name: str, new: str) -> str:
+        def work(db: sqlite3.Connection) -> str:
+            db.execute(Q.keep_secret, (name, new))
+            return str(db.execute(Q.secret, (name,)).fetchone()[0])
+
+        return await self._run(self._tx, work)
+
+    async def daily_try(self, game: str, day: str, player: int, room: str) -> str:
+        def work(db: sqlite3.Connection) -> str:
+            db.execute(Q.daily_try, (game, day, player, room))
+            return str(db.execute(Q.daily_try_room, (game, day, player)).fetchone()[0])
+
+        return await self._run(self._tx, work)
+
+    async def daily_rooms(self, game: str, day: str, player: int) -> list[RoomRecord]:
+        def work() -> list[RoomRecord]:
+            return [room_from_row(r) for r in self.db.execute(Q.daily_rooms, (game, day, player))]
+
+        return await self._run(work)
+
+    async def purge_days(self, oldest: str) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            n = db.execute(Q.purge_day_scores, ("daily-" + oldest,)).rowcount
+            return n + db.execute(Q.purge_day_tries, (oldest,)).rowcount
+
+        return await self._run(self._tx, work)
 
     # -- journal -------------------------------------------------------------------
 

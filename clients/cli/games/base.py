@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.host import Frame
+from tilehall.clients.cli.share import share_when_over
 from tilehall.clients.cli.widgets import Cell, Grid, Paint, StatusLine
 from tilehall.clients.connection import ConnectionLost, ServerError
 from tilehall.clients.model import RoomModel
@@ -75,6 +76,8 @@ class GameScreen(Screen[None]):
         """A one-off line from the client itself (why a key does nothing)."""
         self.told: deque[Text] = deque(maxlen=self.TOLD)
         """What the last few updates did, newest last (bot moves come one update each)."""
+        self.shared = False
+        """A game of today's deal that ended showed its result to share (once)."""
 
     @property
     def tapp(self) -> Host:
@@ -175,6 +178,9 @@ class GameScreen(Screen[None]):
                 if said.plain:
                     self.told.append(said)
             self.redraw()
+            if self.model.over and not self.shared and self.model.summary:
+                self.shared = True
+                self.run_worker(share_when_over(self), group="daily-share")
         if self.model.rejoin_due():
             self.rejoin()
 

@@ -15,6 +15,7 @@ import pygame
 from tilehall.clients.model import Change, LobbyModel, RoomModel
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.net import NetLike
+from tilehall.clients.pygame.share import Sharing
 from tilehall.clients.pygame.widgets import Button
 from tilehall.clients.words import CONFIRM, Said, Tone, Words, error_text
 
@@ -49,6 +50,8 @@ class App(Protocol):
     online: bool
     offline_reason: str
     remember: bool
+    told: str | None
+    """Said on the next game scene as it opens (today's deal: whether the game counts)."""
     scene: Scene
     net: NetLike
 
@@ -162,6 +165,8 @@ class GameScene(Scene):
         """A costly button pressed once: which, and when (a second press confirms)."""
         self.confirm_ask = ""
         """The notice that asked for the second press, taken down when the arm lapses."""
+        self.daily = Sharing()
+        """A game of today's deal once over: the result to share, and asking for it."""
 
     # -- input -------------------------------------------------------------------------
 
@@ -278,6 +283,10 @@ class GameScene(Scene):
     def handle_message(self, msg: dict[str, Any]) -> None:
         if msg.get("t") == "chat":
             self.notice(f"{msg['from']}: {msg['text']}", d.TEXT)
+        self.daily.message(self.model, msg, self.app.net.request, self.notice)
+
+    def update(self, now: float) -> None:
+        self.daily.update(self.model, now, self.app.net.request)
 
     # -- layout and drawing ---------------------------------------------------------
 
@@ -460,9 +469,11 @@ class GameScene(Scene):
             + ("  (winner)" if i in winners and len(scores) > 1 else "")
             for i, s in enumerate(scores)
         ]
+        lines += self.daily.over_lines(self.model)
         a = self.board_area
         h = 70 + 28 * len(lines)
-        box = pygame.Rect(0, 0, min(a.w - 40, 460), h)
+        widest = max([420] + [d.font(24).size(t)[0] for t in lines]) + 40
+        box = pygame.Rect(0, 0, min(a.w - 40, widest), h)
         box.center = a.center
         shade = pygame.Surface(box.size, pygame.SRCALPHA)
         pygame.draw.rect(shade, (20, 24, 32, 225), shade.get_rect(), border_radius=14)

@@ -19,6 +19,7 @@ from tilehall.clients import words
 from tilehall.clients.config import known_names
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, Scene
+from tilehall.clients.pygame.scenes.daily import DailyScene
 from tilehall.clients.pygame.scenes.history import HistoryScene
 from tilehall.clients.pygame.scenes.ratings import LeaderboardScene, rating_text
 from tilehall.clients.pygame.widgets import Button, TextField
@@ -142,6 +143,7 @@ class LobbyScene(Scene):
         self.code_watch = Button("Watch", self.watch_code)
         self.rename = Button("Change name", self.change_name)
         self.history_button = Button("My games", self.open_history)
+        self.daily_button = Button("Today's deal", self.open_daily, tone=(110, 88, 40))
         self.quick_button = Button("Quick game", self.quick, tone=(46, 96, 122))
         self.leaderboard_button = Button("Leaderboard", self.open_leaderboard)
         self.table_button = Button("table", self.next_table)
@@ -272,6 +274,9 @@ class LobbyScene(Scene):
     def open_history(self) -> None:
         self.app.scene = HistoryScene(self.app)
 
+    def open_daily(self) -> None:
+        self.app.scene = DailyScene(self.app)
+
     def open_leaderboard(self) -> None:
         if self.game is not None:
             self.app.scene = LeaderboardScene(self.app, self.game)
@@ -306,7 +311,7 @@ class LobbyScene(Scene):
 
     def widgets(self) -> list[Any]:
         out: list[Any] = [self.code_field, self.code_join, self.code_watch, self.rename]
-        out += [self.history_button, self.quick_button, self.leaderboard_button]
+        out += [self.history_button, self.daily_button, self.quick_button, self.leaderboard_button]
         out += list(self.game_buttons.values())
         for c in self.controls:
             out += c.buttons
@@ -374,10 +379,14 @@ class LobbyScene(Scene):
             who = self.app.offline_reason or f"connecting to {self.app.url} ..."
         self.rename.rect = pygame.Rect(w - PAD - 130, 12, 130, TOP - 24)
         self.history_button.rect = pygame.Rect(self.rename.rect.x - 8 - 110, 12, 110, TOP - 24)
-        self.rename.enabled = self.history_button.enabled = online
+        daily = self.daily_button
+        daily.rect = pygame.Rect(self.history_button.rect.x - 8 - 130, 12, 130, TOP - 24)
+        self.daily_button.visible = any(g.get("daily") for g in self.app.lobby.games)
+        self.rename.enabled = self.history_button.enabled = self.daily_button.enabled = online
         self.rename.draw(surf)
         self.history_button.draw(surf)
-        right = self.history_button.rect.x - 16
+        self.daily_button.draw(surf)
+        right = (daily if daily.visible else self.history_button).rect.x - 16
         tagline = "tile games together"
         room = right - r.right - 12 - 24  # the dot and its gap
         who_w = d.font(20).size(who)[0]

@@ -215,6 +215,10 @@ class App {
     } else if (hash.get("replay")) {
       this.screen = new ReplayScreen(this, hash.get("replay"), Number(hash.get("seq")) || 1);
     } else {
+      if (hash.get("daily")) { // a shared result's link: today's deal of that game
+        this.dailyGame = hash.get("daily");
+        sessionStorage.setItem("tilehall.tab", "daily");
+      }
       this.screen = new Lobby(this);
     }
     this.screen.show(this.main);

@@ -3,10 +3,12 @@
 // its code, the player's unfinished games, high scores, ratings and finished games.
 
 import { h, fill, field, when } from "./dom.js";
+import { dailyPanel } from "./daily.js";
 
 const TABS = [
   ["rooms", "Rooms"],
   ["new", "New game"],
+  ["daily", "Today's deal"],
   ["scores", "High scores"],
   ["ratings", "Ratings"],
   ["history", "My games"],
@@ -66,7 +68,8 @@ export class Lobby {
     clearInterval(this.timer);
     this.panel.replaceChildren();
     ({ rooms: () => this.showRooms(), new: () => this.showNew(), scores: () => this.showScores(),
-      ratings: () => this.showRatings(), history: () => this.showHistory() })[key]();
+      ratings: () => this.showRatings(), history: () => this.showHistory(),
+      daily: () => this.panel.append(dailyPanel(this.app, this.app.dailyGame)) })[key]();
   }
 
   gameSelect(withAll, only) {

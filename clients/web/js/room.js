@@ -8,6 +8,7 @@ import { h, fill } from "./dom.js";
 import { applyPatch, expandEvents, PatchError } from "./patch.js";
 import { loadBoard, mountBoard } from "./boards.js";
 import { generic, resultText } from "./narrate.js";
+import { dailyOver } from "./daily.js";
 
 /** Whether the page was opened at a loopback address: a room's link made from it opens on
  * this computer only, and a friend sent it gets nothing. */
@@ -474,7 +475,10 @@ export class RoomScreen {
     if (this.seat !== null && v.status !== "over" && !mine.includes(this.room)) mine.push(this.room);
     if (v.status === "over" && mine.includes(this.room)) mine.splice(mine.indexOf(this.room), 1);
     if (v.status !== this.lastStatus) {
-      if (v.status === "over") this.log(resultText(v, this.names()));
+      if (v.status === "over") {
+        this.log(resultText(v, this.names()));
+        dailyOver(this).catch(() => {}); // today's deal: the result to share
+      }
       this.lastStatus = v.status;
     }
     this.showInfo();
