@@ -388,6 +388,13 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             _VIEW,
             _f("missed", Kind.LIST, required=False),
             _f(
+                "chat",
+                Kind.LIST,
+                required=False,
+                hi=100,
+                doc="the room's latest chat lines (from, text, at), oldest first; absent: none",
+            ),
+            _f(
                 "derived",
                 Kind.MAP,
                 required=False,

@@ -158,6 +158,9 @@ async def test_a_game_played_across_three_nodes(cluster):
     # chat crosses nodes too
     await bob.ws.send(encode({"t": "chat", "room": room, "text": "gg"}))  # no reply but errors
     await until(lambda: _said(ada, "gg"))
+    # and stays: watching again on a third node, carol reads it in joined.chat
+    again = await carol.call({"t": "watch", "room": room})
+    assert [(line["from"], line["text"]) for line in again["chat"]] == [("Bob", "gg")]
     # both vote to quit: the game ends for everyone, and the hall of fame has both
     await ada.act(room, {"do": "quit", "vote": True})
     end = await bob.act(room, {"do": "quit", "vote": True})
