@@ -341,8 +341,9 @@ class Connection:
         re = msg.get("re")
         if re is not None and re in self._waiting:
             fut = self._waiting.pop(re)
-            if msg["t"] == "update":
-                self._pushed.put_nowait(msg)  # an action's update is news for the room too
+            if msg["t"] in ("update", "chat"):
+                # An action's update, a line said: news for the room too (its log, its chat).
+                self._pushed.put_nowait(msg)
             elif msg["t"] == "joined" and re in self._rejoins:
                 self._pushed.put_nowait({**msg, "t": "_rejoined"})
             if not fut.done():

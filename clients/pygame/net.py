@@ -131,6 +131,11 @@ class Net:
         """Send a game action; the accepted action's update comes as a pushed ``update``."""
         self._submit("act", lambda c: c.act(room, action), reply=False)
 
+    def chat(self, room: str, text: str) -> None:
+        """Say ``text`` in ``room``; the room's copy comes pushed, as every member's does."""
+        msg = {"t": "chat", "room": room, "text": text}
+        self._submit("chat", lambda c: c.request(msg), reply=False)
+
     def _submit(
         self,
         tag: str,
@@ -248,3 +253,6 @@ class NullNet:
 
     def act(self, room: str, action: dict[str, Any]) -> None:
         self.sent.append(("act", action))
+
+    def chat(self, room: str, text: str) -> None:
+        self.sent.append(("chat", (room, text)))

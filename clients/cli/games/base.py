@@ -24,6 +24,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Static
 from tilehall.clients.cli.app import Frame
+from tilehall.clients.cli.chat import ChatScreen
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.widgets import Cell, Grid, Paint, StatusLine
 from tilehall.clients.connection import ConnectionLost, ServerError
@@ -64,6 +65,7 @@ class GameScreen(Screen[None]):
         Binding("space,enter", "select", "select / act on the cursor's square"),
         Binding("question_mark", "help", "this help"),
         Binding("q", "leave", "leave the room (a player keeps the seat)"),
+        Binding("c", "chat", "the room's chat: what was said, and say something"),
     ]
 
     def __init__(self, model: RoomModel) -> None:
@@ -166,6 +168,10 @@ class GameScreen(Screen[None]):
         if msg.get("room") != self.model.room:
             return
         if self.model.apply(msg):
+            if msg["t"] == "chat":
+                self.note = f"{msg['from']}: {msg['text']}"
+                if isinstance(self.app.screen, ChatScreen) and self.app.screen.model is self.model:
+                    self.app.screen.refresh_lines()
             if msg["t"] in ("update", "joined", "_rejoined"):
                 self.note = ""
                 self.took(msg)
@@ -262,6 +268,8 @@ class GameScreen(Screen[None]):
             text.append(f"  {n} spectator{'s' if n != 1 else ''}", style="dim")
         if m.code:
             text.append(f"  code {m.code}", style="dim")
+        if m.chat:
+            text.append(f"  chat {len(m.chat)} (c)", style="dim")
         return text
 
     def label(self) -> str:
@@ -399,6 +407,11 @@ class GameScreen(Screen[None]):
     @work(group="act")
     async def _send(self, action: dict[str, Any]) -> None:
         await self.tapp.act(self.model.room, action, game=self.model.game)
+
+    def action_chat(self) -> None:
+        """What the room said (kept by the server: a reload reads it again), and a line to
+        say more."""
+        self.app.push_screen(ChatScreen(self.model))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.label(), keys_of(self), self.ABOUT))
