@@ -64,16 +64,34 @@ jitter never make it look faster than allowed."""
 class ServerError(Exception):
     """The server refused a request; ``code`` is its stable error code."""
 
-    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        retry_after: float | None = None,
+        *,
+        cells: list[list[int]] | None = None,
+        tiles: list[Any] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.retry_after = retry_after
         """Seconds the server asked to wait before sending it again, if it said."""
+        self.cells = cells
+        """A game's refusal: the squares it is about, for the client to name (words.py)."""
+        self.tiles = tiles
+        """A game's refusal: the tiles, stones or numbers it is about."""
 
     @classmethod
     def from_reply(cls, reply: dict[str, Any]) -> ServerError:
-        return cls(reply["code"], reply["message"], reply.get("retry_after"))
+        return cls(
+            reply["code"],
+            reply["message"],
+            reply.get("retry_after"),
+            cells=reply.get("cells"),
+            tiles=reply.get("tiles"),
+        )
 
 
 class Pacer:

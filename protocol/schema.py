@@ -504,6 +504,18 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
                 required=False,
                 doc="seconds to wait before sending the same request again",
             ),
+            _f(
+                "cells",
+                Kind.LIST,
+                required=False,
+                doc="a game's refusal: the [row, col] squares it is about, for the board to name",
+            ),
+            _f(
+                "tiles",
+                Kind.LIST,
+                required=False,
+                doc="a game's refusal: the tiles, stones or numbers it is about, as in views",
+            ),
         ),
     )
 }

@@ -155,7 +155,10 @@ class Net:
         try:
             result = await call
         except ServerError as exc:
-            self.inbox.put({"t": "_error", "tag": tag, "code": exc.code, "message": exc.message})
+            about = {k: v for k in ("cells", "tiles") if (v := getattr(exc, k))}
+            self.inbox.put(
+                {"t": "_error", "tag": tag, "code": exc.code, "message": exc.message, **about}
+            )
         except (ConnectionLost, TimeoutError, OSError) as exc:
             self.inbox.put(
                 {"t": "_error", "tag": tag, "code": "connection_lost", "message": str(exc)}

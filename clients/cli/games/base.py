@@ -193,7 +193,11 @@ class GameScreen(Screen[None]):
         try:
             await conn.rejoin(self.model.room)
         except ServerError as exc:
-            self.tapp.refuse(error_text(exc.code, exc.message, game=self.model.game))
+            self.tapp.refuse(
+                error_text(
+                    exc.code, exc.message, game=self.model.game, cells=exc.cells, tiles=exc.tiles
+                )
+            )
         except (ConnectionLost, TimeoutError):
             pass  # the reconnect rejoins every room anyway
 

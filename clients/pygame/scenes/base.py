@@ -90,7 +90,10 @@ class Scene:
     def error(self, msg: dict[str, Any]) -> None:
         """A refused request, in the clients' words (squares named as its board does)."""
         code, message = str(msg.get("code")), str(msg.get("message") or "")
-        self.notice(error_text(code, message, game=self.board_game()), d.BAD)
+        said = error_text(
+            code, message, game=self.board_game(), cells=msg.get("cells"), tiles=msg.get("tiles")
+        )
+        self.notice(said, d.BAD)
 
     def board_game(self) -> str | None:
         """The game whose board this screen shows, if any."""

@@ -17,7 +17,10 @@ export function seatName(names, seat) {
 
 function words(value) {
   if (Array.isArray(value)) {
-    if (value.length === 2 && value.every(Number.isInteger)) return `row ${value[0] + 1}, column ${value[1] + 1}`;
+    // a square as the boards label it (column letter, row from 1), never `[5, 6]`
+    if (value.length === 2 && value.every(Number.isInteger) && value[1] >= 0 && value[1] < 26) {
+      return `${"abcdefghijklmnopqrstuvwxyz"[value[1]]}${value[0] + 1}`;
+    }
     return value.map(words).join(", ");
   }
   if (value && typeof value === "object") {

@@ -5,6 +5,7 @@
 // reconnect ("Resuming").
 
 import { h, fill } from "./dom.js";
+import { worded } from "./net.js";
 import { applyPatch, expandEvents, PatchError } from "./patch.js";
 import { loadBoard, mountBoard } from "./boards.js";
 import { generic, resultText } from "./narrate.js";
@@ -271,9 +272,11 @@ export class RoomScreen {
 
   act(action) {
     if (this.seat === null) return Promise.reject(new Error("spectators cannot act"));
-    return this.app.conn.request({ t: "act", room: this.room, action }).catch((err) => {
-      this.app.say(err.message, "error");
-      throw { code: err.code, message: err.message };
+    return this.app.conn.request({ t: "act", room: this.room, action }).catch(async (err) => {
+      // the refusal's squares and tiles named as this game's board shows them
+      const text = err.frame ? await worded(err.frame, this.view && this.view.game) : err.message;
+      this.app.say(text, "error");
+      throw { code: err.code, message: text };
     });
   }
 
