@@ -198,21 +198,28 @@ def duration(seconds: float) -> str:
     return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60} s"
 
 
+EVENTS: dict[str, Any] = WORDS["events"]
+"""The sentences of the events every game may send, shared with the web page (words.json)."""
+
+
 def paused_why(why: str, *, seats: int, player: bool) -> str:
-    """Why a game stands still (a view's or room summary's ``paused``).
+    """Why a game stands still (a view's or room summary's ``paused``), in the shared words.
 
     Args:
         why: ``away``, ``player`` or ``unwatched``.
         seats: the room's seats: a room of several pauses only when every player is away.
         player: the reader holds a seat (``player``: they paused it themselves).
     """
-    if why == "away":
-        return "every player is away" if seats > 1 else "the player is away"
-    if why == "player":
-        return "you paused it" if player else "its player paused it"
-    if why == "unwatched":
-        return "bots only, waiting for a spectator"
-    return why
+    said = EVENTS["paused_why"].get(why)
+    if not said:
+        return why
+    which = {"away": seats > 1, "player": not player}.get(why, False)
+    return str(said[min(int(which), len(said) - 1)])
+
+
+def fill(template: str, **values: Any) -> str:
+    """``template`` with its ``{name}`` places filled (the shared words' one syntax)."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(values.get(m[1], m[0])), template)
 
 
 def _plural(n: int, word: str) -> str:
@@ -260,17 +267,15 @@ class Words:
         return paused_why(why, seats=self.seats, player=self.seat is not None)
 
     def undone(self, action: Mapping[str, Any]) -> str:
-        """An action taken back, in words: ``the stone on h7``, ``c6-b5``, ``the pair a1+b1``."""
-        do = action.get("do")
-        if do == "place" and self.game == "ishido":
-            return f"the stone on {square(action.get('at'))}"
-        if do == "move":
-            return f"{square(action.get('from'))}-{square(action.get('to'))}"
-        if do == "pair":
-            return f"the pair {square(action.get('a'))}+{square(action.get('b'))}"
-        if do == "help":
-            return "the help's pair"
-        return str(do or "a move")
+        """An action taken back, in the shared words: ``the stone on h7``, ``c6-b5``,
+        ``the pair a1+b1``; its squares named as the board does."""
+        do = str(action.get("do") or "")
+        table: dict[str, str] = EVENTS["undone_what"]
+        template = table.get(f"{self.game}.{do}") or table.get(do)
+        if template is None:
+            return do or table[""]
+        cells = {k: square(v) for k, v in action.items() if isinstance(v, list | tuple)}
+        return fill(template, **cells)
 
     def tile(self, kind: int) -> str:
         """A tile as it looks, in the shared words (:func:`tile_name`)."""
@@ -278,29 +283,32 @@ class Words:
 
 
 def _started(w: Words, ev: dict[str, Any]) -> Said:
-    return Said("The game begins.", Tone.NOTE)
+    return Said(EVENTS["started"], Tone.NOTE)
 
 
 def _paused(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"The clock stops: {w.paused(str(ev.get('why') or ''))}", Tone.NOTE)
+    return Said(fill(EVENTS["paused"], why=w.paused(str(ev.get("why") or ""))), Tone.NOTE)
 
 
 def _resumed(w: Words, ev: dict[str, Any]) -> Said:
     paused_for = duration(float(ev.get("paused_for") or 0))
-    return Said(f"The clock runs again, after {paused_for}", Tone.NOTE)
+    return Said(fill(EVENTS["resumed"], duration=paused_for), Tone.NOTE)
 
 
 def _stand_in(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"COMP plays for {w.name(ev.get('seat'))}, who is away", Tone.NOTE)
+    return Said(fill(EVENTS["stand_in"], who=w.name(ev.get("seat"))), Tone.NOTE)
 
 
 def _stand_back(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"{w.name(ev.get('seat'))} is back and plays again", Tone.GOOD)
+    who = w.name(ev.get("seat"))
+    if re.fullmatch(r"seat \d+", who):  # it opens the sentence: "Seat 2", as the page says
+        who = who.capitalize()
+    return Said(fill(EVENTS["stand_back"], who=who), Tone.GOOD)
 
 
 def _undone(w: Words, ev: dict[str, Any]) -> Said:
     what = w.undone(ev.get("action") or {})
-    return Said(f"Took back {what} (undos: {ev.get('undos')}; not eligible for records)", Tone.NOTE)
+    return Said(fill(EVENTS["undone"], what=what, undos=ev.get("undos")), Tone.NOTE)
 
 
 _COMMON: dict[str, _Teller] = {

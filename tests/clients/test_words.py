@@ -73,6 +73,7 @@ def test_every_event_of_every_games_page_has_a_sentence(game):
             # a sentence of its own, not the event's code read out
             assert said.text != kind.replace("_", " "), (game, kind)
             assert not re.search(r"\[-?\d+, -?\d+\]", said.text), (game, said)  # squares named
+            assert not re.search(r"\btiles? \d", said.text), (game, said)  # tiles as they look
 
 
 def test_the_pages_example_events_name_their_squares_the_boards_way():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from playwright.async_api import Page, expect
+from tilehall.clients.words import Words, error_text
 
 from tests.web.test_shell import lobby_ready, sign_in
 
@@ -68,3 +69,59 @@ async def test_refusals_name_squares_and_tiles_the_boards_way(page: Page):
     named = [f"{t % 9 + 1} of {suits[t // 9]}" for t in (tiles[a[0]][a[1]], tiles[b[0]][b[1]])]
     a_name, b_name = (f"{'abcdefghijklmnopqrstuvwxyz'[x[1]]}{x[0] + 1}" for x in (a, b))
     assert text == f"the {named[0]} on {a_name} and the {named[1]} on {b_name} do not match"
+
+
+COMMON = [
+    {"e": "started"},
+    {"e": "paused", "why": "away"},
+    {"e": "paused", "why": "player"},
+    {"e": "paused", "why": "unwatched"},
+    {"e": "resumed", "paused_for": 185.4},
+    {"e": "stand_in", "seat": 1},
+    {"e": "stand_back", "seat": 1},
+    {"e": "undone", "undos": 2, "action": {"do": "place", "at": [6, 7]}},
+    {"e": "undone", "undos": 1, "action": {"do": "move", "from": [7, 0], "to": [5, 1]}},
+    {"e": "undone", "undos": 3, "action": {"do": "pair", "a": [0, 0], "b": [2, 11]}},
+]
+
+
+async def test_the_rooms_events_and_refusals_read_the_same_in_the_page_and_in_python(page: Page):
+    """The page and the Python clients word the same event, and the same refusal, alike:
+    both from words.json, through js/words.js and clients/words.py."""
+    await sign_in(page, "Ada")
+    await lobby_ready(page)
+    for game, seat, seats in (("ishido", 0, 1), ("lines", None, 1), ("mathable", 0, 2)):
+        view = {"game": game, "seat": seat, "scores": [0] * seats}
+        names = ["Ada", "Bob"][:seats]
+        said = await page.evaluate(
+            """([events, view, names]) => import("/js/words.js").then(
+                (w) => events.map((ev) => w.commonEvent(ev, view, names)))""",
+            [COMMON, view, names],
+        )
+
+        def name(s: int | None, names: list[str] = names) -> str:
+            return "-" if s is None else names[s] if s < len(names) else f"seat {s + 1}"
+
+        w = Words(game=game, name=name, seat=seat, seats=seats)
+        expected = [w.event(ev) for ev in COMMON]
+        assert said == [e.text if e else None for e in expected], game
+        assert not any(RAW.search(s) for s in said)
+    refusals = [
+        ({"code": "no_match", "cells": [[2, 5], [4, 9]], "tiles": [5, 30]}, "matchit"),
+        ({"code": "no_match", "cells": [[2, 5]], "tiles": [[0, 1], [2, 3], [1, 1]]}, "ishido"),
+        ({"code": "no_path", "cells": [[0, 0], [7, 7]]}, "linksame"),
+        ({"code": "not_in_rack", "tiles": [6, 12]}, "mathable"),
+        ({"code": "stale", "message": "act.seq 4 is not the room's seq 5"}, "mathable"),
+        ({"code": "occupied", "message": "square [0, 0] already holds [1, 2]"}, "ishido"),
+    ]
+    for frame, game in refusals:
+        page_said = await page.evaluate(
+            """([frame, game]) => import("/js/words.js").then((w) => w.errorText(frame, game))""",
+            [frame, game],
+        )
+        python_said = error_text(
+            frame["code"], frame.get("message", ""), game=game, cells=frame.get("cells"),
+            tiles=frame.get("tiles"),
+        )  # fmt: skip
+        assert page_said == python_said, frame
+        assert not RAW.search(page_said), page_said

@@ -2,11 +2,7 @@
 // the room's own events (start, pause, stand-ins, undo, the end), then a plain sentence
 // built from the event's fields.
 
-const PAUSED = {
-  away: "its players are away",
-  player: "a player paused it",
-  unwatched: "nobody is watching",
-};
+import { commonEvent } from "./words.js";
 
 /** Names of the seats, from the room's summary (or a replay's players). */
 export function seatName(names, seat) {
@@ -33,13 +29,9 @@ function words(value) {
 export function generic(event, names) {
   if (!event || typeof event !== "object") return String(event);
   const who = seatName(names, event.seat);
+  const common = event.e === "game_over" ? undefined : commonEvent(event, undefined, names);
+  if (common !== undefined) return common; // the shared words (words.json)
   switch (event.e) {
-    case "started": return "The game starts.";
-    case "paused": return `The game stands still: ${PAUSED[event.why] || event.why || "paused"}.`;
-    case "resumed": return "The game goes on.";
-    case "stand_in": return `COMP plays for ${who}, who is away.`;
-    case "stand_back": return `${who} is back and plays again.`;
-    case "undone": return `A move was taken back${event.undos ? ` (undos: ${event.undos})` : ""}.`;
     case "game_over": return "The game is over.";
     default: {
       const rest = Object.entries(event)

@@ -98,3 +98,55 @@ export function errorText(frame, game = null) {
   if (WORDS.detailed.includes(code) && detail) return detail;
   return known;
 }
+
+// -- the events every game may send -------------------------------------------------------
+
+const EVENTS = WORDS.events;
+
+/** `42 s`, `3 min 5 s`: how long a pause lasted. */
+export function duration(seconds) {
+  const whole = Math.round(seconds || 0);
+  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
+}
+
+/** Why a game stands still: by reason, for a room of one (or a reader who is its player),
+ * else the other way ("every player is away", "its player paused it"). */
+export function pausedWhy(why, view) {
+  const said = EVENTS.paused_why[why];
+  if (!said) return why || "paused";
+  const seats = view && view.scores ? view.scores.length : 1;
+  const player = !!view && view.seat !== null && view.seat !== undefined;
+  const other = why === "away" ? seats > 1 : why === "player" ? !player : false;
+  return said[Math.min(other ? 1 : 0, said.length - 1)];
+}
+
+/** An action taken back: "the stone on h7", "c6-b5", "the pair a1+b1". */
+export function undoneWhat(game, action) {
+  const table = EVENTS.undone_what;
+  const template = table[`${game}.${action.do}`] || table[action.do];
+  if (template === undefined) return action.do || table[""];
+  const cells = {};
+  for (const [k, v] of Object.entries(action)) if (Array.isArray(v)) cells[k] = square(v);
+  return fill(template, cells);
+}
+
+/** A seat by its player's name, as written; else "seat N" ("Seat N" to open a sentence). */
+function playerName(seat, names, opens = false) {
+  if (seat === null || seat === undefined) return "-";
+  return names && names[seat] ? String(names[seat]) : `${opens ? "Seat" : "seat"} ${seat + 1}`;
+}
+
+/** The events of the room that any game may send (start, pause, stand-ins, undo) in the
+ * words every client says them; undefined for a game's own. */
+export function commonEvent(ev, view, names) {
+  switch (ev.e) {
+    case "started": return EVENTS.started;
+    case "paused": return fill(EVENTS.paused, { why: pausedWhy(ev.why, view) });
+    case "resumed": return fill(EVENTS.resumed, { duration: duration(ev.paused_for) });
+    case "stand_in": return fill(EVENTS.stand_in, { who: playerName(ev.seat, names) });
+    case "stand_back": return fill(EVENTS.stand_back, { who: playerName(ev.seat, names, true) });
+    case "undone":
+      return fill(EVENTS.undone, { what: undoneWhat(view && view.game, ev.action || {}), undos: ev.undos });
+    default: return undefined;
+  }
+}
