@@ -327,7 +327,7 @@ _COMMON: dict[str, _Teller] = {
 
 def _ishido_placed(w: Words, ev: dict[str, Any]) -> Said:
     n = int(ev.get("neighbours") or 0)
-    text = f"{stone_name(ev.get('stone'))} on {square(ev['at'])}: "
+    text = f"{stone_name(ev.get('stone')).capitalize()} on {square(ev['at'])}: "
     text += f"{_plural(n, 'neighbour')}, +{ev['points']}"
     if ev.get("fourway"):
         return Said(text + f"  4-WAY! +{ev['bonus']}", Tone.NOTE)
