@@ -64,16 +64,34 @@ jitter never make it look faster than allowed."""
 class ServerError(Exception):
     """The server refused a request; ``code`` is its stable error code."""
 
-    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        retry_after: float | None = None,
+        *,
+        cells: list[list[int]] | None = None,
+        tiles: list[Any] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.retry_after = retry_after
         """Seconds the server asked to wait before sending it again, if it said."""
+        self.cells = cells
+        """A game's refusal: the squares it is about, for the client to name (words.py)."""
+        self.tiles = tiles
+        """A game's refusal: the tiles, stones or numbers it is about."""
 
     @classmethod
     def from_reply(cls, reply: dict[str, Any]) -> ServerError:
-        return cls(reply["code"], reply["message"], reply.get("retry_after"))
+        return cls(
+            reply["code"],
+            reply["message"],
+            reply.get("retry_after"),
+            cells=reply.get("cells"),
+            tiles=reply.get("tiles"),
+        )
 
 
 class Pacer:
@@ -341,8 +359,9 @@ class Connection:
         re = msg.get("re")
         if re is not None and re in self._waiting:
             fut = self._waiting.pop(re)
-            if msg["t"] == "update":
-                self._pushed.put_nowait(msg)  # an action's update is news for the room too
+            if msg["t"] in ("update", "chat"):
+                # An action's update, a line said: news for the room too (its log, its chat).
+                self._pushed.put_nowait(msg)
             elif msg["t"] == "joined" and re in self._rejoins:
                 self._pushed.put_nowait({**msg, "t": "_rejoined"})
             if not fut.done():

@@ -60,7 +60,18 @@ from typing import Any
 from tilehall.protocol import patch
 from tilehall.protocol.patch import PatchError
 
-__all__ = ["Change", "LobbyModel", "ReplayModel", "RoomModel", "ServerClock", "seat_label"]
+__all__ = [
+    "CHAT_LINES",
+    "Change",
+    "LobbyModel",
+    "ReplayModel",
+    "RoomModel",
+    "ServerClock",
+    "seat_label",
+]
+
+CHAT_LINES = 100
+"""The chat lines a room keeps and gives in ``joined.chat`` (PROTOCOL.md, joined)."""
 
 
 @dataclass(slots=True)
@@ -145,8 +156,10 @@ class RoomModel:
     """The private code, when this client created a private room."""
     changes: deque[Change] = field(default_factory=lambda: deque(maxlen=32))
     """The last updates taken, oldest first."""
-    chat: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=20))
-    """The last ``chat`` lines: (from, text)."""
+    chat: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=CHAT_LINES))
+    """The room's latest chat lines, oldest first: (from, text). Each ``joined`` (a join,
+    a reload, a rejoin after a reconnect) replaces them by its ``chat``, the lines the
+    room kept; each ``chat`` frame after it adds one."""
     behind: bool = False
     """An update skipped seqs, and no snapshot has come since (see the module's rule)."""
     clock: ServerClock = field(default_factory=ServerClock)
@@ -230,6 +243,10 @@ class RoomModel:
         self.seq, self.seat, self.view = msg["seq"], msg["seat"], msg["view"]
         if "derived" in msg:
             self.derived = msg["derived"]
+        # joined.chat is every line kept so far (absent: none): the server sends each line
+        # either there or as a chat frame after it, so replacing shows each once.
+        self.chat.clear()
+        self.chat.extend((str(c["from"]), str(c["text"])) for c in msg.get("chat") or ())
         self.clock.saw(self.view)
         self.behind = False
 

@@ -13,14 +13,21 @@ the board's way.
 
 Nothing here talks to the server or draws; it reads events and views as the
 protocol pages describe them (protocol/games/*.md).
+
+The words shared with the web client (each error code's, a game refusal's from the
+error frame's ``cells`` and ``tiles``, and tiles and stones by name) are in one
+file, ``clients/web/words.json``, that the server also serves to the page: a
+sentence is written once, and the same refusal reads the same in every client.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from importlib import resources
 from typing import Any
 
 from tilehall.clients.mathable import Placement
@@ -34,6 +41,7 @@ __all__ = [
     "QUIT_VOTE_ENDS",
     "QUIT_VOTE_UNSURE",
     "ROOM_GONE",
+    "WORDS",
     "QuickField",
     "Said",
     "Tone",
@@ -50,9 +58,12 @@ __all__ = [
     "quick_note",
     "quick_request",
     "quit_vote_question",
+    "refusal_text",
     "square",
     "stone_label",
+    "stone_name",
     "tile_label",
+    "tile_name",
 ]
 
 
@@ -96,13 +107,21 @@ def square(cell: Sequence[int] | None) -> str:
     return f"{column_letter(c)}{r + 1}" if 0 <= c < 26 else f"{r},{c}"
 
 
-STONE_LETTERS = "RGBYMC"
-"""Ishido's six colours, as the terminal labels stones: ``R3`` is red, symbol 3."""
+WORDS: dict[str, Any] = json.loads(
+    resources.files("tilehall.clients").joinpath("web", "words.json").read_text("utf-8")
+)
+"""The words every client shares (``clients/web/words.json``): tiles, error codes, refusals."""
 
-_LINKSAME = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789#%&@"
-"""LinkSame's 36 kinds at most, one character each: no ``I``/``1`` and no ``O``/``0``,
-which look alike (in most terminal fonts, and worse without colour) yet would be
-different tiles; four signs make up the count."""
+_STONES: dict[str, Any] = WORDS["tiles"]["ishido"]
+
+STONE_LETTERS: str = _STONES["letters"]
+"""Ishido's six colours by their first letter, as the terminal labels stones: ``R3`` is
+red, symbol 3 (the colours' names are the shared words': red, orange, yellow...)."""
+
+_LINKSAME: str = WORDS["tiles"]["linksame"]["labels"]
+"""LinkSame's 36 kinds at most, one character each (the shared words'): no ``I``/``1`` and
+no ``O``/``0``, which look alike (in most terminal fonts, and worse without colour) yet
+would be different tiles; four signs make up the count."""
 _HONOURS = ("Rd", "Gd", "Wd", "E", "S", "W", "N", "Pl", "Or", "Ch", "Bm", "Sp", "Su", "Au", "Wi")
 
 
@@ -111,6 +130,36 @@ def stone_label(stone: Sequence[int] | None) -> str:
     if not stone:
         return "-"
     return f"{STONE_LETTERS[int(stone[0]) % 6]}{int(stone[1]) + 1}"
+
+
+def stone_name(stone: Sequence[int] | None) -> str:
+    """An Ishido stone, ``[colour, symbol]``, as it looks: ``yellow square``."""
+    if not stone:
+        return "-"
+    colour, symbol = int(stone[0]) % 6, int(stone[1]) % 6
+    return str(_STONES["name"]).format(
+        colour=_STONES["colours"][colour], symbol=_STONES["symbols"][symbol]
+    )
+
+
+def tile_name(game: str | None, tile: Any) -> str:
+    """A tile as it looks, in the shared words: Match-It's ``6 of characters`` or ``east
+    wind``, LinkSame's ``F tile``, Ishido's ``yellow square``, Mathable's ``6``."""
+    if game == "ishido" and isinstance(tile, list | tuple):
+        return stone_name(tile)
+    if not isinstance(tile, int) or isinstance(tile, bool):
+        return str(tile)
+    names: dict[str, Any] = WORDS["tiles"].get(game or "", {})
+    if game == "matchit":
+        if 0 <= tile < 27:
+            return str(names["number"]).format(n=tile % 9 + 1, suit=names["suits"][tile // 9])
+        if 27 <= tile < 27 + len(names["honours"]):
+            return str(names["honours"][tile - 27])
+    elif game == "linksame" and 0 <= tile < len(names["labels"]):
+        return str(names["name"]).format(label=names["labels"][tile])
+    elif game == "mathable":
+        return str(names["name"]).format(n=tile)
+    return str(tile)
 
 
 def tile_label(game: str, kind: int) -> str:
@@ -149,21 +198,28 @@ def duration(seconds: float) -> str:
     return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60} s"
 
 
+EVENTS: dict[str, Any] = WORDS["events"]
+"""The sentences of the events every game may send, shared with the web page (words.json)."""
+
+
 def paused_why(why: str, *, seats: int, player: bool) -> str:
-    """Why a game stands still (a view's or room summary's ``paused``).
+    """Why a game stands still (a view's or room summary's ``paused``), in the shared words.
 
     Args:
         why: ``away``, ``player`` or ``unwatched``.
         seats: the room's seats: a room of several pauses only when every player is away.
         player: the reader holds a seat (``player``: they paused it themselves).
     """
-    if why == "away":
-        return "every player is away" if seats > 1 else "the player is away"
-    if why == "player":
-        return "you paused it" if player else "its player paused it"
-    if why == "unwatched":
-        return "bots only, waiting for a spectator"
-    return why
+    said = EVENTS["paused_why"].get(why)
+    if not said:
+        return why
+    which = {"away": seats > 1, "player": not player}.get(why, False)
+    return str(said[min(int(which), len(said) - 1)])
+
+
+def fill(template: str, **values: Any) -> str:
+    """``template`` with its ``{name}`` places filled (the shared words' one syntax)."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(values.get(m[1], m[0])), template)
 
 
 def _plural(n: int, word: str) -> str:
@@ -211,46 +267,48 @@ class Words:
         return paused_why(why, seats=self.seats, player=self.seat is not None)
 
     def undone(self, action: Mapping[str, Any]) -> str:
-        """An action taken back, in words: ``the stone on h7``, ``c6-b5``, ``the pair a1+b1``."""
-        do = action.get("do")
-        if do == "place" and self.game == "ishido":
-            return f"the stone on {square(action.get('at'))}"
-        if do == "move":
-            return f"{square(action.get('from'))}-{square(action.get('to'))}"
-        if do == "pair":
-            return f"the pair {square(action.get('a'))}+{square(action.get('b'))}"
-        if do == "help":
-            return "the help's pair"
-        return str(do or "a move")
+        """An action taken back, in the shared words: ``the stone on h7``, ``c6-b5``,
+        ``the pair a1+b1``; its squares named as the board does."""
+        do = str(action.get("do") or "")
+        table: dict[str, str] = EVENTS["undone_what"]
+        template = table.get(f"{self.game}.{do}") or table.get(do)
+        if template is None:
+            return do or table[""]
+        cells = {k: square(v) for k, v in action.items() if isinstance(v, list | tuple)}
+        return fill(template, **cells)
 
     def tile(self, kind: int) -> str:
-        return tile_label(self.game, kind)
+        """A tile as it looks, in the shared words (:func:`tile_name`)."""
+        return tile_name(self.game, kind)
 
 
 def _started(w: Words, ev: dict[str, Any]) -> Said:
-    return Said("The game begins.", Tone.NOTE)
+    return Said(EVENTS["started"], Tone.NOTE)
 
 
 def _paused(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"The clock stops: {w.paused(str(ev.get('why') or ''))}", Tone.NOTE)
+    return Said(fill(EVENTS["paused"], why=w.paused(str(ev.get("why") or ""))), Tone.NOTE)
 
 
 def _resumed(w: Words, ev: dict[str, Any]) -> Said:
     paused_for = duration(float(ev.get("paused_for") or 0))
-    return Said(f"The clock runs again, after {paused_for}", Tone.NOTE)
+    return Said(fill(EVENTS["resumed"], duration=paused_for), Tone.NOTE)
 
 
 def _stand_in(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"COMP plays for {w.name(ev.get('seat'))}, who is away", Tone.NOTE)
+    return Said(fill(EVENTS["stand_in"], who=w.name(ev.get("seat"))), Tone.NOTE)
 
 
 def _stand_back(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"{w.name(ev.get('seat'))} is back and plays again", Tone.GOOD)
+    who = w.name(ev.get("seat"))
+    if re.fullmatch(r"seat \d+", who):  # it opens the sentence: "Seat 2", as the page says
+        who = who.capitalize()
+    return Said(fill(EVENTS["stand_back"], who=who), Tone.GOOD)
 
 
 def _undone(w: Words, ev: dict[str, Any]) -> Said:
     what = w.undone(ev.get("action") or {})
-    return Said(f"Took back {what} (undos: {ev.get('undos')}; not eligible for records)", Tone.NOTE)
+    return Said(fill(EVENTS["undone"], what=what, undos=ev.get("undos")), Tone.NOTE)
 
 
 _COMMON: dict[str, _Teller] = {
@@ -269,7 +327,7 @@ _COMMON: dict[str, _Teller] = {
 
 def _ishido_placed(w: Words, ev: dict[str, Any]) -> Said:
     n = int(ev.get("neighbours") or 0)
-    text = f"{stone_label(ev.get('stone'))} on {square(ev['at'])}: "
+    text = f"{stone_name(ev.get('stone')).capitalize()} on {square(ev['at'])}: "
     text += f"{_plural(n, 'neighbour')}, +{ev['points']}"
     if ev.get("fourway"):
         return Said(text + f"  4-WAY! +{ev['bonus']}", Tone.NOTE)
@@ -277,7 +335,7 @@ def _ishido_placed(w: Words, ev: dict[str, Any]) -> Said:
 
 
 def _ishido_drew(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"Next stone {stone_label(ev.get('stone'))}, {ev.get('pouch')} left", minor=True)
+    return Said(f"Next stone {stone_name(ev.get('stone'))}, {ev.get('pouch')} left", minor=True)
 
 
 def _ishido_won(w: Words, ev: dict[str, Any]) -> Said:
@@ -288,7 +346,7 @@ def _ishido_over(w: Words, ev: dict[str, Any]) -> Said:
     if ev.get("reason") == "quit":
         return Said(f"Game ended: {ev['left']} left, score {ev['score']}", Tone.NOTE)
     return Said(
-        f"{stone_label(ev.get('stone'))} fits nowhere: game over, {ev['left']} left, "
+        f"The {stone_name(ev.get('stone'))} fits nowhere: game over, {ev['left']} left, "
         f"bonus {ev['bonus']}, score {ev['score']}",
         Tone.NOTE,
     )
@@ -331,7 +389,7 @@ def _pair(w: Words, ev: dict[str, Any]) -> str:
 def _linksame_removed(w: Words, ev: dict[str, Any]) -> Said:
     bonus = f" (speed +{ev['bonus']})" if ev.get("bonus") else ""
     slid = f", {len(ev['moved'])} slid" if ev.get("moved") else ""
-    return Said(f"{w.tile(int(ev['tile']))} {_pair(w, ev)} +{ev['points']}{bonus}{slid}")
+    return Said(f"{_pair(w, ev)}: {w.tile(int(ev['tile']))} +{ev['points']}{bonus}{slid}")
 
 
 def _linksame_hint(w: Words, ev: dict[str, Any]) -> Said:
@@ -369,10 +427,10 @@ _LINKSAME_EVENTS: dict[str, _Teller] = {
 
 
 def _matchit_removed(w: Words, ev: dict[str, Any]) -> Said:
-    tiles = "+".join(w.tile(int(t)) for t in ev.get("tiles") or [])
+    names = list(dict.fromkeys(w.tile(int(t)) for t in ev.get("tiles") or []))
     how = f" (help, {ev['helps']} left)" if ev.get("help") else f" +{ev['points']}"
     margins = f", margin {'/'.join(ev['margins'])}" if ev.get("margins") else ""
-    return Said(f"{tiles} {_pair(w, ev)}{how}{margins}")
+    return Said(f"{_pair(w, ev)}: {' and '.join(names)}{how}{margins}")
 
 
 _LIFE = {"time_out": "time is up", "stuck": "no pair is left", "giveup": "given up"}
@@ -502,81 +560,10 @@ _EVENTS: dict[str, dict[str, _Teller]] = {
 
 # -- refusals -------------------------------------------------------------------------------
 
-ERRORS: dict[str, str] = {
-    "malformed_frame": "the client sent something the server could not read",
-    "not_a_map": "the client sent something the server could not read",
-    "missing_type": "the client sent a request without its type",
-    "unknown_type": "the server does not know that request",
-    "missing_field": "the request lacks a field",
-    "wrong_type": "a field of the request has the wrong type",
-    "out_of_range": "a value is out of range",
-    "unsupported_version": "this client is too old or too new for the server",
-    "hello_first": "the client spoke before saying hello",
-    "already_welcomed": "the client said hello twice",
-    "bad_token": "this device was signed out, or the server no longer knows you: sign in"
-    " with your password, or choose a name",
-    "bad_name": "that name cannot be used",
-    "name_taken": "that name is taken, or looks like one that is",
-    "name_reserved": "names like COMP are kept for the bots",
-    "password_required": "that name is protected: give its password",
-    "bad_password": "that password is not right",
-    "too_many_attempts": "too many wrong passwords: wait a while",
-    "too_many_names": "too many new names from here this hour: play under one you have",
-    "name_disabled": "barred by the host: ask them to lift the bar",
-    "no_password": "your name has no password: set one first, or it would be lost",
-    "unknown_game": "the server has no such game",
-    "bad_option": "an option is wrong",
-    "bad_seats": "the seats are wrong",
-    "unknown_room": "no room has that id or code",
-    "room_full": "no seat is open to you",
-    "seat_taken": "that seat is taken",
-    "bad_seat": "there is no such seat",
-    "not_in_room": "you are not in that room",
-    "spectator": "you are watching: spectators cannot play",
-    "not_started": "the game has not started: it waits for players",
-    "stale": "the board changed before your move arrived: look again",
-    "too_many_rooms": "you have too many rooms open: play or leave some first",
-    "bad_field": "the move has a wrong field",
-    "unknown_table": "there is no such high-score table",
-    "unknown_player": "the server knows no such player",
-    "not_over": "that game is still being played: watch it",
-    "replay_gone": "that game can no longer be replayed",
-    "not_rated": "that game has no ratings",
-    "bad_cursor": "that page is gone: start from the first",
-    "room_closed": "an administrator closed the room",
-    "action_too_large": "the move is too large",
-    "rate_limited": "too many requests at once: slow down",
-    "unavailable": "the server cannot save moves now: try again in a moment",
-    "internal_error": "the server failed; nothing changed",
-    # codes of games whose clock stops, and every game's own
-    "paused": "the game is paused: resume it first",
-    "not_paused": "the game is not paused",
-    "not_pausable": "this game does not pause",
-    "not_your_turn": "it is not your turn",
-    "game_over": "the game is over",
-    "unknown_action": "the game has no such move",
-    "bad_cell": "that square is off the board",
-    "nothing_to_undo": "there is no move to take back",
-}
+ERRORS: dict[str, str] = dict(WORDS["errors"])
 """Every error code of PROTOCOL.md §Error codes, and the codes all games share, in words."""
 
-_DETAILED = {
-    "bad_password",
-    "too_many_attempts",
-    "too_many_names",
-    "name_taken",
-    "name_reserved",
-    "bad_name",
-    "bad_option",
-    "bad_seats",
-    "bad_field",
-    "bad_cell",
-    "out_of_range",
-    "missing_field",
-    "wrong_type",
-    "unknown_action",
-    "unknown_room",
-}
+_DETAILED = frozenset(WORDS["detailed"])
 """Codes whose message says which field, value or room is wrong: the server's words then."""
 
 
@@ -617,14 +604,63 @@ _STONE = re.compile(r"\b(stone|holds) \[(\d+), (\d+)\]")
 _TILES = re.compile(r"\b(\d+)(?= at \[)")
 
 
-def error_text(code: str, message: str, *, game: str | None = None) -> str:
-    """A refusal as the player reads it: the words for ``code``, the server's detail named
-    the board's way (squares ``i6``, tiles and stones as labelled).
+def refusal_text(
+    code: str,
+    game: str | None,
+    cells: Sequence[Sequence[int]] | None,
+    tiles: Sequence[Any] | None,
+) -> str | None:
+    """A game's refusal in the shared words (``refusals`` of words.json), from the error
+    frame's ``cells`` and ``tiles``; None when there is no template for it or the frame
+    lacks what the template names (an older server's)."""
+    table: dict[str, Any] = WORDS["refusals"]
+    template = table.get(f"{game}.{code}") or table.get(code)
+    cells, tiles = list(cells or ()), list(tiles or ())
+    if isinstance(template, list):  # by how many tiles follow the first
+        template = template[min(max(len(tiles) - 2, 0), len(template) - 1)] if template else None
+    if not isinstance(template, str):
+        return None
+    names = [tile_name(game, t) for t in tiles]
+    values = {
+        "cell": square(cells[0]) if cells else None,
+        "cell2": square(cells[1]) if len(cells) > 1 else None,
+        "tile": names[0] if names else None,
+        "tile2": names[1] if len(names) > 1 else None,
+        "tiles": ", ".join(names) if names else None,
+        "others": _the(names[1:]) if len(names) > 1 else None,
+    }
+    wanted = re.findall(r"\{(\w+)\}", template)
+    if any(values.get(k) is None for k in wanted):
+        return None
+    return re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]), template)
 
-    A game rule's refusal (``occupied``, ``no_match``...), or one that names the field or
-    value at fault (``bad_option``, ``unknown_room``...), is the server's own message,
-    which quotes it; a request's (``stale``, ``unavailable``...) is said plainly.
+
+def _the(names: Sequence[str]) -> str:
+    """``the A``, ``the A and the B``, ``the A, the B and the C``."""
+    said = [f"the {n}" for n in names]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
+
+
+def error_text(
+    code: str,
+    message: str,
+    *,
+    game: str | None = None,
+    cells: Sequence[Sequence[int]] | None = None,
+    tiles: Sequence[Any] | None = None,
+) -> str:
+    """A refusal as the player reads it: the words for ``code``, the squares and tiles it is
+    about named the board's way (``i6``, ``the 6 of characters``).
+
+    A game rule's refusal (``occupied``, ``no_match``...) is worded from the error frame's
+    ``cells`` and ``tiles`` by the shared table; from an older server, which sends only
+    its message, that message with its squares named. One that names the field or value
+    at fault (``bad_option``, ``unknown_room``...) is the server's own message, which
+    quotes it; a request's (``stale``, ``unavailable``...) is said plainly.
     """
+    worded = refusal_text(code, game, cells, tiles)
+    if worded is not None:
+        return worded
     detail = board_words(message, game=game)
     known = ERRORS.get(code)
     if known is None:  # a game's own rule: its message says what and where
@@ -643,9 +679,9 @@ def board_words(message: str, *, game: str | None = None) -> str:
     """
     text = message
     if game == "ishido":
-        text = _STONE.sub(lambda m: f"{m[1]} {stone_label((int(m[2]), int(m[3])))}", text)
+        text = _STONE.sub(lambda m: f"{m[1]} the {stone_name((int(m[2]), int(m[3])))}", text)
     if game in ("matchit", "linksame"):
-        text = _TILES.sub(lambda m: tile_label(game, int(m[1])), text)
+        text = _TILES.sub(lambda m: tile_name(game, int(m[1])), text)
     pieces = re.split(r"(\brack \[[^\]]*\])", text)  # a rack is a list of tiles
     return "".join(
         p if p.startswith("rack [") else _CELL.sub(lambda m: square((int(m[1]), int(m[2]))), p)

@@ -196,7 +196,14 @@ class ProtocolError(Exception):
     """A refused frame or request, carrying the wire ``code`` and a human message."""
 
     def __init__(
-        self, code: str, message: str, re: int | None = None, *, retry_after: float | None = None
+        self,
+        code: str,
+        message: str,
+        re: int | None = None,
+        *,
+        retry_after: float | None = None,
+        cells: list[list[int]] | None = None,
+        tiles: list[object] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = str(code)
@@ -204,6 +211,10 @@ class ProtocolError(Exception):
         self.re = re
         self.retry_after = retry_after
         """Seconds after which the same request may succeed (``unavailable``, ``rate_limited``)."""
+        self.cells = cells or None
+        """The squares a game's refusal is about (``[row, col]``), for a client to name."""
+        self.tiles = tiles or None
+        """The tiles, stones or numbers it is about, as the game's view holds them."""
 
     def to_message(self) -> dict[str, object]:
         """The ``error`` frame for this refusal."""
@@ -212,4 +223,8 @@ class ProtocolError(Exception):
             msg["re"] = self.re
         if self.retry_after is not None:
             msg["retry_after"] = self.retry_after
+        if self.cells:
+            msg["cells"] = self.cells
+        if self.tiles:
+            msg["tiles"] = self.tiles
         return msg

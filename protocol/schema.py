@@ -407,6 +407,13 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             _VIEW,
             _f("missed", Kind.LIST, required=False),
             _f(
+                "chat",
+                Kind.LIST,
+                required=False,
+                hi=100,
+                doc="the room's latest chat lines (from, text, at), oldest first; absent: none",
+            ),
+            _f(
                 "derived",
                 Kind.MAP,
                 required=False,
@@ -530,6 +537,18 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
                 Kind.NUM,
                 required=False,
                 doc="seconds to wait before sending the same request again",
+            ),
+            _f(
+                "cells",
+                Kind.LIST,
+                required=False,
+                doc="a game's refusal: the [row, col] squares it is about, for the board to name",
+            ),
+            _f(
+                "tiles",
+                Kind.LIST,
+                required=False,
+                doc="a game's refusal: the tiles, stones or numbers it is about, as in views",
             ),
         ),
     )

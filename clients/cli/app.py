@@ -246,7 +246,11 @@ class TilehallApp(App[None]):
         except ServerError as exc:
             if refused is not None and refused(exc):
                 return None
-            self.refuse(error_text(exc.code, exc.message, game=msg.get("game")))
+            self.refuse(
+                error_text(
+                    exc.code, exc.message, game=msg.get("game"), cells=exc.cells, tiles=exc.tiles
+                )
+            )
         except (ConnectionLost, TimeoutError):
             self.refuse("no answer from the server")
         return None
@@ -262,7 +266,9 @@ class TilehallApp(App[None]):
         try:
             await self.conn.act(room, action)
         except ServerError as exc:
-            self.refuse(error_text(exc.code, exc.message, game=game))
+            self.refuse(
+                error_text(exc.code, exc.message, game=game, cells=exc.cells, tiles=exc.tiles)
+            )
             return False
         except (ConnectionLost, TimeoutError):
             self.refuse("no answer from the server")

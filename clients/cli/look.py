@@ -8,7 +8,7 @@ stones read as a colour letter plus a symbol digit, Lines chips as symbols.
 
 from __future__ import annotations
 
-from tilehall.clients.words import column_letter, square
+from tilehall.clients.words import STONE_LETTERS, column_letter, square
 
 __all__ = [
     "CHIP_COLOURS",
@@ -24,8 +24,9 @@ __all__ = [
 # Colours are given as RGB, not ANSI names: Textual maps ANSI names through its theme,
 # where red and magenta can land on the same shade once a terminal has only 256 colours.
 
-STONE_LETTERS = "RGBYMC"
-STONE_COLOURS = ("#e03c3c", "#3cb43c", "#3c78f0", "#e6d23c", "#b450dc", "#3cc8c8")
+STONE_COLOURS = ("#e03c3c", "#f09228", "#e6d23c", "#3cb43c", "#3c78f0", "#a05cc4")
+"""Red, orange, yellow, green, blue, purple: the colours the shared words name (words.json)
+and the window and the web page draw; :data:`STONE_LETTERS` are their first letters."""
 
 CHIP_COLOURS = (
     "",

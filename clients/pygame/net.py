@@ -54,6 +54,7 @@ class NetLike(Protocol):
     def watch(self, room: str) -> None: ...
     def rejoin(self, room: str) -> None: ...
     def act(self, room: str, action: dict[str, Any]) -> None: ...
+    def chat(self, room: str, text: str) -> None: ...
 
 
 log = logging.getLogger(__name__)
@@ -149,6 +150,11 @@ class Net:
         """Send a game action; the accepted action's update comes as a pushed ``update``."""
         self._submit("act", lambda c: c.act(room, action), reply=False)
 
+    def chat(self, room: str, text: str) -> None:
+        """Say ``text`` in ``room``; the room's copy comes pushed, as every member's does."""
+        msg = {"t": "chat", "room": room, "text": text}
+        self._submit("chat", lambda c: c.request(msg), reply=False)
+
     def _submit(
         self,
         tag: str,
@@ -168,7 +174,10 @@ class Net:
         try:
             result = await call
         except ServerError as exc:
-            self.inbox.put({"t": "_error", "tag": tag, "code": exc.code, "message": exc.message})
+            about = {k: v for k in ("cells", "tiles") if (v := getattr(exc, k))}
+            self.inbox.put(
+                {"t": "_error", "tag": tag, "code": exc.code, "message": exc.message, **about}
+            )
         except (ConnectionLost, TimeoutError, OSError) as exc:
             self.inbox.put(
                 {"t": "_error", "tag": tag, "code": "connection_lost", "message": str(exc)}
@@ -266,3 +275,6 @@ class NullNet:
 
     def act(self, room: str, action: dict[str, Any]) -> None:
         self.sent.append(("act", action))
+
+    def chat(self, room: str, text: str) -> None:
+        self.sent.append(("chat", (room, text)))

@@ -99,9 +99,12 @@ class Link:
         if cid is not None:
             self._add(["r", cid, reply])
 
-    def refuse(self, cid: int | None, code: str, message: str) -> None:
+    def refuse(
+        self, cid: int | None, code: str, message: str, about: dict[str, Any] | None = None
+    ) -> None:
+        """A refusal for the request ``cid``; ``about``: a game refusal's cells and tiles."""
         if cid is not None:
-            self._add(["e", cid, code, message])
+            self._add(["e", cid, code, message, about] if about else ["e", cid, code, message])
 
     def _add(self, item: list[Any]) -> None:
         self.items.append(item)
@@ -198,7 +201,8 @@ class Hosting:
             reply = await self.lobby.routes[op](standin, msg)
             assert reply is None or isinstance(reply, dict)
         except (ProtocolError, GameError) as exc:
-            link.refuse(cid, exc.code, exc.message)
+            about = {k: v for k in ("cells", "tiles") if (v := getattr(exc, k, None))}
+            link.refuse(cid, exc.code, exc.message, about)
         except Exception:
             log.exception("relayed %s from %s failed", op, standin.peer)
             link.refuse(cid, ErrorCode.INTERNAL_ERROR, "internal error")

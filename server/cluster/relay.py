@@ -154,7 +154,7 @@ class RemoteRoom:
             elif item[0] == "r":
                 self.relay.answered(item[1], item[2])
             elif item[0] == "e":
-                self.relay.refused(item[1], item[2], item[3])
+                self.relay.refused(item[1], item[2], item[3], *item[4:5])
         if gap:
             log.warning("room %s: messages from %s were lost; resyncing", self.id, self.host)
             self.resync()
@@ -424,12 +424,18 @@ class Relay:
         if not pending.future.done():
             pending.future.set_result(None)
 
-    def refused(self, cid: int, code: str, message: str) -> None:
+    def refused(
+        self, cid: int, code: str, message: str, about: dict[str, Any] | None = None
+    ) -> None:
+        """The host refused ``cid``; ``about``: the cells and tiles of a game's refusal."""
         pending = self.pending.pop(cid, None)
         if pending is None:
             return
         if not pending.future.done():
-            pending.future.set_exception(ProtocolError(code, message))
+            about = about or {}
+            pending.future.set_exception(
+                ProtocolError(code, message, cells=about.get("cells"), tiles=about.get("tiles"))
+            )
 
     def fail_pending(self, room: RemoteRoom, message: str) -> None:
         for cid, pending in list(self.pending.items()):

@@ -735,13 +735,23 @@ class Ishido(SoloGame):
         """
         there = self.board[r][c]
         if there is not None:
-            raise IllegalMove(GameCode.OCCUPIED, f"square {[r, c]} already holds {list(there)}")
+            raise IllegalMove(
+                GameCode.OCCUPIED,
+                f"square {[r, c]} already holds {list(there)}",
+                cells=[(r, c)],
+                tiles=[there],
+            )
         around = neighbours(self.board, r, c)
         if not around:
-            raise IllegalMove(GameCode.NO_NEIGHBOUR, f"square {[r, c]} has no occupied neighbour")
+            raise IllegalMove(
+                GameCode.NO_NEIGHBOUR, f"square {[r, c]} has no occupied neighbour", cells=[(r, c)]
+            )
         reason = _describe_failure(stone, around, self.touching)
         raise IllegalMove(
-            GameCode.NO_MATCH, f"stone {list(stone)} does not fit at {[r, c]}: {reason}"
+            GameCode.NO_MATCH,
+            f"stone {list(stone)} does not fit at {[r, c]}: {reason}",
+            cells=[(r, c)],
+            tiles=[stone, *(nb for _, nb in around)],  # the stone, then its neighbours
         )
 
     def best_square(self) -> tuple[tuple[int, int], Value] | None:

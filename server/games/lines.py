@@ -442,14 +442,19 @@ class Lines(SoloGame):
         src = self._index(on_board(action["from"], "from", self.height, self.width))
         dst = self._index(on_board(action["to"], "to", self.height, self.width))
         if self._board[src] == 0:
-            raise IllegalMove(GameCode.EMPTY_SOURCE, f"no chip at {self._cell(src)}")
+            raise IllegalMove(
+                GameCode.EMPTY_SOURCE, f"no chip at {self._cell(src)}", cells=[self._cell(src)]
+            )
         if self._board[dst] != 0:
-            raise IllegalMove(GameCode.OCCUPIED, f"{self._cell(dst)} is not empty")
+            raise IllegalMove(
+                GameCode.OCCUPIED, f"{self._cell(dst)} is not empty", cells=[self._cell(dst)]
+            )
         path = find_path(self._board, self.width, self.height, src, dst)
         if path is None:
             raise IllegalMove(
                 GameCode.UNREACHABLE,
                 f"no free path from {self._cell(src)} to {self._cell(dst)}",
+                cells=[self._cell(src), self._cell(dst)],
             )
         return self._move(src, dst, path)
 

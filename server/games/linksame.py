@@ -479,19 +479,26 @@ class LinkSame(SoloGame):
         a = on_board(action["a"], "a", self.rows, self.cols)
         b = on_board(action["b"], "b", self.rows, self.cols)
         if a == b:
-            raise IllegalMove(GameCode.SAME_CELL, f"a pair needs two cells, not {list(a)} twice")
+            raise IllegalMove(
+                GameCode.SAME_CELL, f"a pair needs two cells, not {list(a)} twice", cells=[a]
+            )
         ta, tb = self._board[a[0]][a[1]], self._board[b[0]][b[1]]
         for cell, tile in ((a, ta), (b, tb)):
             if tile is None:
-                raise IllegalMove(GameCode.EMPTY_CELL, f"no tile at {list(cell)}")
+                raise IllegalMove(GameCode.EMPTY_CELL, f"no tile at {list(cell)}", cells=[cell])
         if ta != tb:
             raise IllegalMove(
-                GameCode.NO_MATCH, f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ"
+                GameCode.NO_MATCH,
+                f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ",
+                cells=[a, b],
+                tiles=[ta, tb],
             )
         path = find_path(self._board, a, b)
         if path is None:
             raise IllegalMove(
-                GameCode.NO_PATH, f"no path of three segments joins {list(a)} and {list(b)}"
+                GameCode.NO_PATH,
+                f"no path of three segments joins {list(a)} and {list(b)}",
+                cells=[a, b],
             )
         return self._clock(now) + self._remove((a, b), path, now)
 

@@ -456,17 +456,22 @@ class MatchIt(SoloGame):
     def _tile(self, cell: Sequence[int]) -> int:
         tile = self._board[cell[0]][cell[1]]
         if tile is None:
-            raise IllegalMove(GameCode.EMPTY_CELL, f"no tile at {list(cell)}")
+            raise IllegalMove(GameCode.EMPTY_CELL, f"no tile at {list(cell)}", cells=[cell])
         return tile
 
     def _act_pair(self, seat: int, action: Action, now: float) -> list[Event]:
         a, b = as_cell(action["a"]), as_cell(action["b"])
         if a == b:
-            raise IllegalMove(GameCode.SAME_CELL, f"a pair needs two cells, not {list(a)} twice")
+            raise IllegalMove(
+                GameCode.SAME_CELL, f"a pair needs two cells, not {list(a)} twice", cells=[a]
+            )
         ta, tb = self._tile(a), self._tile(b)
         if match_key(ta) != match_key(tb):
             raise IllegalMove(
-                GameCode.NO_MATCH, f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ"
+                GameCode.NO_MATCH,
+                f"tiles {ta} at {list(a)} and {tb} at {list(b)} differ",
+                cells=[a, b],
+                tiles=[ta, tb],
             )
         path = find_path(self._board, a, b, avoid_margin=True)
         if path is None:

@@ -602,11 +602,18 @@ class Mathable(Game):
     def _place(self, seat: int, tile: int, cell: Cell) -> list[Event]:
         rack = self.racks[seat]
         if tile not in rack:
-            raise IllegalMove(GameCode.NOT_IN_RACK, f"tile {tile} is not on your rack {rack}")
+            raise IllegalMove(
+                GameCode.NOT_IN_RACK, f"tile {tile} is not on your rack {rack}", tiles=[tile]
+            )
         r, c = cell
         there = self.board[r][c]
         if there is not None:
-            raise IllegalMove(GameCode.OCCUPIED, f"square {[r, c]} already holds {there}")
+            raise IllegalMove(
+                GameCode.OCCUPIED,
+                f"square {[r, c]} already holds {there}",
+                cells=[(r, c)],
+                tiles=[there],
+            )
         found = equations(self.board, cell, tile)
         if not found:
             only = OPERATORS.get(cell)
@@ -615,6 +622,8 @@ class Mathable(Game):
                 GameCode.NO_EQUATION,
                 f"tile {tile} at {[r, c]} is not made {how} of the two numbers in line "
                 f"above, below, left or right of it",
+                cells=[(r, c)],
+                tiles=[tile],
             )
         mult = premium(cell)
         points = tile * len(found) * mult
@@ -675,6 +684,7 @@ class Mathable(Game):
                 GameCode.NOT_IN_RACK,
                 f"tiles {sorted(missing.elements())} of {tiles} are not on your rack "
                 f"{self.racks[seat]}",
+                tiles=sorted(missing.elements()),
             )
         if len(tiles) > len(self.bag):
             raise IllegalMove(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilehall.protocol import ErrorCode, ProtocolError, encode
+from tilehall.protocol import ErrorCode, ProtocolError
 from tilehall.server.lobby.registry import Registry
 from tilehall.server.names import clean_chat
 from tilehall.server.room import Room
@@ -69,12 +69,4 @@ class Membership:
         text = clean_chat(msg["text"])
         if not text:
             raise ProtocolError(ErrorCode.OUT_OF_RANGE, "chat.text is empty once cleaned")
-        assert session.player is not None
-        said = {"t": "chat", "room": room.id, "from": session.player.name, "text": text}
-        data = encode(said)
-        re = msg.get("id")
-        for member in room.members:
-            # The sender's own copy answers its request: it carries re, as act's update does.
-            member.send(
-                encode({**said, "re": re}) if member is session and re is not None else data
-            )
+        await room.chat(session, text, msg.get("id"))

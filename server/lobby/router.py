@@ -147,6 +147,8 @@ class Lobby:
                 exc.message,
                 exc.re if exc.re is not None else re,
                 retry_after=exc.retry_after,
+                cells=exc.cells,  # a game's refusal relayed from the room's host
+                tiles=exc.tiles,
             )
         except StoreUnavailable as exc:
             health = self.registry.health
@@ -159,7 +161,7 @@ class Lobby:
                 retry_after=health.retry_after,
             )
         except GameError as exc:
-            self.refuse(member, exc.code, exc.message, re)
+            self.refuse(member, exc.code, exc.message, re, cells=exc.cells, tiles=exc.tiles)
         except Exception:
             log.exception("request from %s failed", member.peer)
             self.refuse(member, ErrorCode.INTERNAL_ERROR, "internal error", re)
@@ -181,10 +183,15 @@ class Lobby:
         re: int | None,
         *,
         retry_after: float | None = None,
+        cells: list[list[int]] | None = None,
+        tiles: list[Any] | None = None,
     ) -> None:
-        """Send ``member`` an ``error`` frame (counted by code for ``/metrics``)."""
+        """Send ``member`` an ``error`` frame (counted by code for ``/metrics``); a game's
+        refusal names the ``cells`` and ``tiles`` it is about."""
         self.registry.metrics.errors[code] += 1
-        err = ProtocolError(code, message, re, retry_after=retry_after).to_message()
+        err = ProtocolError(
+            code, message, re, retry_after=retry_after, cells=cells, tiles=tiles
+        ).to_message()
         member.send_msg(err)
 
     def act(self, member: Member, msg: dict[str, Any]) -> Awaitable[None]:

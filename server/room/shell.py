@@ -20,6 +20,7 @@ import contextlib
 import logging
 import random
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +76,13 @@ from tilehall.server.room.summary import Summary, summary_of
 from tilehall.server.store.base import Store
 from tilehall.server.store.errors import AppendRefused, StoreUnavailable
 from tilehall.server.store.health import StoreHealth
-from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
+from tilehall.server.store.records import (
+    CHAT_KEPT,
+    ChatLine,
+    JournalEntry,
+    RoomRecord,
+    SeatRecord,
+)
 
 __all__ = ["Room", "RoomServices"]
 
@@ -163,6 +170,12 @@ class Room:
         self._began = (0.0, 0.0)
         """When the entry in flight was stepped, and when its append was asked for."""
         self._appending = 0
+        self._chat: deque[ChatLine] | None = None
+        """The room's latest chat lines, newest last: read from the store when first
+        needed (a room rebuilt after a restart has its chat there), then kept here."""
+        self._chat_lock = asyncio.Lock()
+        """Held while a line is kept and sent, and while a member enters with the lines
+        so far: each line reaches a newcomer once, in ``joined.chat`` or as a ``chat``."""
 
     # -- what the room is (readers: the committed state) ------------------------------
 
@@ -252,15 +265,53 @@ class Room:
         """Seat ``member``'s player (``want``: a given seat) and enter: the ``joined`` reply."""
         player = member.player
         assert player is not None
-        joined: dict[str, Any] = await self._ask(
-            lambda t: Join(member, player.id, player.name, want, compact, since, t)
-        )
-        return joined
+        async with self._chat_lock:
+            lines = await self._chat_lines()
+            joined: dict[str, Any] = await self._ask(
+                lambda t: Join(member, player.id, player.name, want, compact, since, t)
+            )
+        return _with_chat(joined, lines)
 
     async def watch(self, member: Member, *, compact: bool, since: int | None) -> dict[str, Any]:
         """Enter ``member`` to watch (in its own seat, if it holds one): the ``joined`` reply."""
-        joined: dict[str, Any] = await self._ask(lambda t: Watch(member, compact, since, t))
-        return joined
+        async with self._chat_lock:
+            lines = await self._chat_lines()
+            joined: dict[str, Any] = await self._ask(lambda t: Watch(member, compact, since, t))
+        return _with_chat(joined, lines)
+
+    async def chat(self, member: Member, text: str, re: int | None) -> None:
+        """``member`` says ``text`` (cleaned): kept in the store first, then sent to every member.
+
+        The sender's own copy answers its request (it carries ``re``, as ``act``'s
+        update does). A line the store cannot keep is refused (StoreUnavailable:
+        ``unavailable``), so a line someone read is one a later newcomer reads too.
+        """
+        assert member.player is not None
+        if not self.services.health.up:  # refused at once, as a move is
+            raise StoreUnavailable(self.services.health.last_error or "the store is down")
+        line = ChatLine(room=self.id, name=member.player.name, text=text, at=self.clock.time())
+        async with self._chat_lock:
+            await self.store.add_chat(line, CHAT_KEPT)
+            if self._chat is not None:
+                self._chat.append(line)
+            said = {"t": "chat", "room": self.id, "from": line.name, "text": text}
+            data = encode(said)
+            own = data if re is None else encode({**said, "re": re})
+            for other in self.core.members:
+                other.send(own if other is member else data)
+
+    async def _chat_lines(self) -> list[dict[str, Any]] | None:
+        """The chat lines a newcomer gets, oldest first; None when the store cannot say now
+        (the newcomer enters all the same: its view matters more than the talk before)."""
+        if self._chat is None:
+            try:
+                kept = await self.store.chat(self.id, CHAT_KEPT)
+            except StoreUnavailable as exc:
+                self.services.health.failed(exc)
+                return None
+            if self._chat is None:
+                self._chat = deque(kept, maxlen=CHAT_KEPT)
+        return [line.to_wire() for line in self._chat]
 
     def leave(self, member: Member) -> None:
         """``member`` leaves (or its connection ended); a player keeps the seat."""
@@ -532,6 +583,13 @@ class Room:
         task = asyncio.create_task(work, name=f"{what}-{self.id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _with_chat(joined: dict[str, Any], lines: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """``joined`` with the room's chat so far (``chat``), when there is any to give."""
+    if lines:
+        joined["chat"] = lines
+    return joined
 
 
 _DO: dict[type, Callable[[Room, Any], None]] = {

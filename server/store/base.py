@@ -15,7 +15,9 @@ from typing import Any
 
 from tilehall.server.ratings import RatedGame
 from tilehall.server.store.records import (
+    CHAT_KEPT,
     AccountRecord,
+    ChatLine,
     FinishedRoom,
     JournalEntry,
     PlayerRecord,
@@ -185,6 +187,20 @@ class Store(ABC):
     async def journal(self, room: str) -> list[JournalEntry]:
         """Every entry of a room, in seq order."""
 
+    # chat
+    @abstractmethod
+    async def add_chat(self, line: ChatLine, keep: int = CHAT_KEPT) -> None:
+        """Keep one chat line of a room, and only the room's latest ``keep`` lines.
+
+        The line and the trimming are one transaction: a room never holds more
+        than ``keep`` lines, and a line the caller was told is kept survives a
+        restart (the room broadcasts it only after this returns).
+        """
+
+    @abstractmethod
+    async def chat(self, room: str, limit: int = CHAT_KEPT) -> list[ChatLine]:
+        """The room's latest ``limit`` chat lines, oldest first."""
+
     # results and scores
     @abstractmethod
     async def finish_room(
@@ -253,8 +269,9 @@ class Store(ABC):
         """Delete the journals of up to ``batch`` rooms over before ``finished_before``.
 
         Their result and scores stay; they are no longer listed by
-        :meth:`history` nor replayable. Returns how many rooms were purged (call
-        again while it returns ``batch``: each call is one short transaction).
+        :meth:`history` nor replayable, and their chat lines go with them. Returns
+        how many rooms were purged (call again while it returns ``batch``: each call
+        is one short transaction).
         """
 
     # ratings

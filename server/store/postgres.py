@@ -41,7 +41,9 @@ from tilehall.server.store.base import Store
 from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken, StoreUnavailable
 from tilehall.server.store.queries import POSTGRES, Queries
 from tilehall.server.store.records import (
+    CHAT_KEPT,
     AccountRecord,
+    ChatLine,
     FinishedRoom,
     JournalEntry,
     PlayerRecord,
@@ -220,6 +222,17 @@ MIGRATIONS: tuple[str, ...] = (
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL
     );
+    """,
+    # Chat that stays (issue 40): each room's latest lines, in the order they were kept.
+    """
+    CREATE TABLE chat (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        room TEXT NOT NULL,
+        name TEXT NOT NULL,
+        text TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX chat_by_room ON chat(room, id);
     """,
 )
 
@@ -750,6 +763,19 @@ class PostgresStore(Store):
             for seq, seat, action, at in rows
         ]
 
+    # -- chat ----------------------------------------------------------------------------
+
+    @_guarded
+    async def add_chat(self, line: ChatLine, keep: int = CHAT_KEPT) -> None:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(Q.add_chat, line.room, line.name, line.text, line.at)
+            await conn.execute(Q.trim_chat, line.room, line.room, keep)
+
+    @_guarded
+    async def chat(self, room: str, limit: int = CHAT_KEPT) -> list[ChatLine]:
+        rows = await self.pool.fetch(Q.chat, room, limit)
+        return [ChatLine(room=r, name=n, text=t, at=a) for r, n, t, a in rows]
+
     # -- results and scores ------------------------------------------------------------
 
     async def finish_room(
@@ -854,6 +880,7 @@ class PostgresStore(Store):
             ]
             await conn.execute("DELETE FROM journal WHERE room = ANY($1::text[])", rooms)
             await conn.execute("DELETE FROM room_players WHERE room = ANY($1::text[])", rooms)
+            await conn.execute("DELETE FROM chat WHERE room = ANY($1::text[])", rooms)
             return len(rooms)
 
     # -- ratings -----------------------------------------------------------------------

@@ -182,6 +182,21 @@ class Queries:
     journal: str = "SELECT seq, seat, action, at FROM journal WHERE room = ? ORDER BY seq"
     """room"""
 
+    # chat: a room's latest lines, by the order they were kept (id)
+    add_chat: str = "INSERT INTO chat(room, name, text, at) VALUES (?, ?, ?, ?)"
+    """room, name, text, at"""
+    trim_chat: str = (
+        "DELETE FROM chat WHERE room = ? AND id < (SELECT min(id) FROM"
+        " (SELECT id FROM chat WHERE room = ? ORDER BY id DESC LIMIT ?) AS kept)"
+    )
+    """room, room, keep: every line older than the latest ``keep``"""
+    chat: str = (
+        "SELECT room, name, text, at FROM ("
+        " SELECT id, room, name, text, at FROM chat WHERE room = ? ORDER BY id DESC LIMIT ?"
+        ") AS latest ORDER BY id"
+    )
+    """room, limit: the latest lines, oldest first"""
+
     # results and scores
     finish_room: str = (
         "UPDATE rooms SET status = 'over', finished_at = ?, result = ?{jsonb}"

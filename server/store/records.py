@@ -13,7 +13,9 @@ from typing import Any
 from tilehall.server.ratings import Rating
 
 __all__ = [
+    "CHAT_KEPT",
     "AccountRecord",
+    "ChatLine",
     "FinishedRoom",
     "JournalEntry",
     "PlayerRecord",
@@ -149,3 +151,27 @@ class RatingRecord:
     @property
     def current(self) -> Rating:
         return Rating(self.rating, self.rd, self.vol)
+
+
+CHAT_KEPT = 100
+"""How many chat lines a room keeps: its latest, for whoever joins, watches or comes back."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatLine:
+    """One thing said in a room, as the room's members got it (its text already cleaned).
+
+    Kept so that a member who joins later, reloads, or comes back after a server
+    restart reads what was said before (``joined.chat``).
+    """
+
+    room: str
+    name: str
+    """Who said it: the player's name when it was said."""
+    text: str
+    at: float
+    """When the room took it (the server's clock, epoch seconds)."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The line as ``joined.chat`` lists it."""
+        return {"from": self.name, "text": self.text, "at": self.at}

@@ -31,7 +31,9 @@ from tilehall.server.store.base import Store
 from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken, StoreUnavailable
 from tilehall.server.store.queries import SQLITE, Queries
 from tilehall.server.store.records import (
+    CHAT_KEPT,
     AccountRecord,
+    ChatLine,
     FinishedRoom,
     JournalEntry,
     PlayerRecord,
@@ -217,6 +219,18 @@ MIGRATIONS: tuple[str, ...] = (
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL
     );
+    """,
+    # Chat that stays (issue 40): each room's latest lines, in the order they were kept
+    # (AUTOINCREMENT: an id is never given twice, so the order holds after trimming).
+    """
+    CREATE TABLE chat (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        room TEXT NOT NULL,
+        name TEXT NOT NULL,
+        text TEXT NOT NULL,
+        at REAL NOT NULL
+    );
+    CREATE INDEX chat_by_room ON chat(room, id);
     """,
 )
 
@@ -563,6 +577,22 @@ class SQLiteStore(Store):
 
         return await self._run(work)
 
+    # -- chat ----------------------------------------------------------------------------
+
+    async def add_chat(self, line: ChatLine, keep: int = CHAT_KEPT) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(Q.add_chat, (line.room, line.name, line.text, line.at))
+            db.execute(Q.trim_chat, (line.room, line.room, keep))
+
+        await self._run(self._tx, work)
+
+    async def chat(self, room: str, limit: int = CHAT_KEPT) -> list[ChatLine]:
+        def work() -> list[ChatLine]:
+            rows = self.db.execute(Q.chat, (room, limit)).fetchall()
+            return [ChatLine(room=r, name=n, text=t, at=a) for r, n, t, a in rows]
+
+        return await self._run(work)
+
     # -- results and scores ------------------------------------------------------------
 
     async def finish_room(
@@ -692,7 +722,7 @@ class SQLiteStore(Store):
                 row[0]
                 for row in db.execute(Q.purge_unlisted, (finished_before, batch - len(rooms)))
             ]
-            for table in ("journal", "room_players"):
+            for table in ("journal", "room_players", "chat"):
                 db.executemany(f"DELETE FROM {table} WHERE room = ?", [(r,) for r in rooms])
             return len(rooms)
 

@@ -141,6 +141,22 @@ def test_room_pushes_and_chat():
     assert (model.seat_name(0), model.seat_name(1), model.spectators()) == ("ada", "seat 2", 3)
 
 
+def test_joined_chat_is_the_rooms_lines_and_a_rejoin_replaces_them():
+    kept = [{"from": "ada", "text": f"line {i}", "at": 1.0 + i} for i in range(100)]
+    joined = {"t": "joined", "room": ROOM, "seat": None, "seq": 3, "view": view(3), "chat": kept}
+    model = RoomModel.from_joined(joined)
+    assert list(model.chat) == [("ada", f"line {i}") for i in range(100)]
+    assert model.apply({"t": "chat", "room": ROOM, "from": "bob", "text": "new"})
+    assert list(model.chat)[-2:] == [("ada", "line 99"), ("bob", "new")]
+    assert len(model.chat) == 100, "the room's 100 lines, no more"
+    # after a reconnect, the rejoin's answer holds every line kept: none twice
+    again = {**joined, "t": "_rejoined", "chat": [*kept[1:], {"from": "bob", "text": "new"}]}
+    assert model.apply(again)
+    assert list(model.chat)[-2:] == [("ada", "line 99"), ("bob", "new")] and len(model.chat) == 100
+    quiet = {"t": "joined", "room": ROOM, "seat": None, "seq": 3, "view": view(3)}
+    assert list(RoomModel.from_joined(quiet).chat) == []
+
+
 # -- the rule under any interleaving ------------------------------------------------------
 
 

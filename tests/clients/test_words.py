@@ -13,6 +13,7 @@ from tilehall.clients.words import (
     ERRORS,
     QUIT_VOTE_ENDS,
     QUIT_VOTE_UNSURE,
+    WORDS,
     Said,
     Tone,
     Words,
@@ -24,9 +25,11 @@ from tilehall.clients.words import (
     quick_note,
     quick_request,
     quit_vote_question,
+    refusal_text,
     square,
-    stone_label,
+    stone_name,
     tile_label,
+    tile_name,
 )
 from tilehall.server.games import find_game
 from tilehall.server.games.errors import GameError
@@ -70,6 +73,7 @@ def test_every_event_of_every_games_page_has_a_sentence(game):
             # a sentence of its own, not the event's code read out
             assert said.text != kind.replace("_", " "), (game, kind)
             assert not re.search(r"\[-?\d+, -?\d+\]", said.text), (game, said)  # squares named
+            assert not re.search(r"\btiles? \d", said.text), (game, said)  # tiles as they look
 
 
 def test_the_pages_example_events_name_their_squares_the_boards_way():
@@ -129,32 +133,67 @@ def refusal(game: str, action: dict, seats: int = 1) -> GameError:
     return caught.value
 
 
+def worded(err: GameError, game: str) -> str:
+    """The refusal as a client words it from the error frame's fields."""
+    return error_text(err.code, err.message, game=game, cells=err.cells, tiles=err.tiles)
+
+
 def test_refusals_name_squares_stones_and_tiles_as_the_board_shows_them():
     occupied = refusal("ishido", {"do": "place", "at": [3, 5]})
     assert occupied.code == "occupied" and "[3, 5]" in str(occupied)
-    said = error_text(occupied.code, str(occupied), game="ishido")
-    stone = re.search(r"holds \[(\d+), (\d+)\]", str(occupied))
-    assert stone is not None
-    assert said == f"square f4 already holds {stone_label((int(stone[1]), int(stone[2])))}"
+    assert occupied.cells == [[3, 5]] and len(occupied.tiles) == 1
+    stone = stone_name(occupied.tiles[0])
+    assert worded(occupied, "ishido") == f"square f4 already holds the {stone}"
+    # an older server sends only its message: its squares and stones are named all the same
+    assert error_text(occupied.code, str(occupied), game="ishido") == (
+        f"square f4 already holds the {stone}"
+    )
 
     off = refusal("ishido", {"do": "place", "at": [9, 2]})
     said = error_text(off.code, str(off), game="ishido")
     assert said == "'at' c10 is off the 8x12 board"
 
     differ = refusal("matchit", {"do": "pair", "a": [0, 0], "b": [0, 1]})
-    tiles = [int(t) for t in re.findall(r"(\d+) at", str(differ))]
-    text = error_text(differ.code, str(differ), game="matchit")
-    labels = [tile_label("matchit", t) for t in tiles]
-    assert text == f"tiles {labels[0]} at a1 and {labels[1]} at b1 differ"
+    assert differ.cells == [[0, 0], [0, 1]]
+    names = [tile_name("matchit", t) for t in differ.tiles]
+    assert (
+        worded(differ, "matchit") == f"the {names[0]} on a1 and the {names[1]} on b1 do not match"
+    )
+    old = error_text(differ.code, str(differ), game="matchit")
+    assert old == f"tiles {names[0]} at a1 and {names[1]} at b1 differ"
 
     made = refusal("mathable", {"do": "place", "tile": 90, "at": [5, 8]}, seats=2)
+    assert worded(made, "mathable").startswith("the 90 on i6 makes no equation")
     assert error_text(made.code, str(made), game="mathable").startswith("tile 90 at i6 is not made")
     rack = refusal("mathable", {"do": "place", "tile": 1, "at": [6, 6]}, seats=2)
+    assert worded(rack, "mathable") == "not on your rack: 1"
     # a rack is a list of tiles, never squares, even of two
     assert error_text(rack.code, str(rack), game="mathable") == str(rack)
     assert error_text("not_in_rack", "tile 1 is not on your rack [5, 7]") == (
         "tile 1 is not on your rack [5, 7]"
     )
+
+
+def test_tiles_and_stones_are_named_as_they_look():
+    assert tile_name("matchit", 5) == "6 of dots" and tile_name("matchit", 23) == "6 of characters"
+    assert tile_name("matchit", 30) == "east wind" and tile_name("matchit", 41) == "winter season"
+    assert tile_name("linksame", 5) == "F tile" and tile_name("mathable", 6) == "6"
+    assert stone_name([2, 2]) == "yellow square" and tile_name("ishido", [0, 4]) == "red star"
+
+
+def test_every_refusal_template_fills_from_fields_a_game_would_send():
+    for key, template in WORDS["refusals"].items():
+        game = key.split(".")[0] if "." in key else "matchit"
+        code = key.split(".")[-1]
+        for n in range(1, 5):
+            tiles = [[i % 6, (i + 1) % 6] for i in range(n + 1)] if game == "ishido" else [3] * 2
+            text = refusal_text(code, game, [[1, 2], [3, 4]], tiles)
+            assert text is not None, key
+            assert "{" not in text and not re.search(r"\[-?\d+, -?\d+\]", text), (key, text)
+            if not isinstance(template, list):
+                break
+    # a frame without what the template names is worded as before (the message)
+    assert refusal_text("no_match", "matchit", [[1, 2]], []) is None
 
 
 def test_request_refusals_are_said_plainly_and_details_kept_where_they_matter():

@@ -155,9 +155,22 @@ async def test_a_game_played_across_three_nodes(cluster):
             hidden_ok(update, seat)
     boards = {tuple(map(tuple, p.updates[room][-1]["view"]["board"])) for p in (ada, bob, carol)}
     assert len(boards) == 1
+    # a refusal relayed from the host keeps the squares and tiles it names (error.cells/tiles)
+    if last["view"]["to_move"] == 0:
+        last = await act_when_possible(ada, room, {"do": "end"}, seq=last["seq"])
+        await bob.wait_update(room, last["seq"])
+    view = bob.latest[room][1]
+    board = view["board"]
+    r, c = next((r, c) for r, row in enumerate(board) for c, t in enumerate(row) if t is not None)
+    refused = await bob.act(room, {"do": "place", "tile": view["racks"][1][0], "at": [r, c]})
+    assert refused["code"] == "occupied", refused
+    assert refused["cells"] == [[r, c]] and refused["tiles"] == [board[r][c]]
     # chat crosses nodes too
     await bob.ws.send(encode({"t": "chat", "room": room, "text": "gg"}))  # no reply but errors
     await until(lambda: _said(ada, "gg"))
+    # and stays: watching again on a third node, carol reads it in joined.chat
+    again = await carol.call({"t": "watch", "room": room})
+    assert [(line["from"], line["text"]) for line in again["chat"]] == [("Bob", "gg")]
     # both vote to quit: the game ends for everyone, and the hall of fame has both
     await ada.act(room, {"do": "quit", "vote": True})
     end = await bob.act(room, {"do": "quit", "vote": True})

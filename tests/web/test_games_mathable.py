@@ -123,8 +123,9 @@ async def test_mathable_by_mouse_and_keyboard(page: Page, server: Server, url: s
     )
     before = await labels(page)
     await drag(page, rack_tile(page, 0), square(page, lonely))
-    # the server's refusal, in its own words (the shell says it)
-    await page.locator(".say-error").get_by_text("is not made").wait_for()
+    # the server's refusal, in the clients' shared words (the shell says it): its square named
+    refusal = f"on {cell_name(lonely)} makes no equation"
+    await page.locator(".say-error").get_by_text(refusal).wait_for()
     await settle(page, 200)
     assert w.view["board"][lonely[0]][lonely[1]] is None
     assert await labels(page) == before

@@ -23,6 +23,7 @@ from textual.events import Resize
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Static
+from tilehall.clients.cli.chat import ChatScreen
 from tilehall.clients.cli.help import HelpScreen, keys_of
 from tilehall.clients.cli.host import Frame
 from tilehall.clients.cli.share import share_when_over
@@ -65,6 +66,7 @@ class GameScreen(Screen[None]):
         Binding("space,enter", "select", "select / act on the cursor's square"),
         Binding("question_mark", "help", "this help"),
         Binding("q", "leave", "leave the room (a player keeps the seat)"),
+        Binding("c", "chat", "the room's chat: what was said, and say something"),
     ]
 
     def __init__(self, model: RoomModel) -> None:
@@ -169,6 +171,10 @@ class GameScreen(Screen[None]):
         if msg.get("room") != self.model.room:
             return
         if self.model.apply(msg):
+            if msg["t"] == "chat":
+                self.note = f"{msg['from']}: {msg['text']}"
+                if isinstance(self.app.screen, ChatScreen) and self.app.screen.model is self.model:
+                    self.app.screen.refresh_lines()
             if msg["t"] in ("update", "joined", "_rejoined"):
                 self.note = ""
                 self.took(msg)
@@ -193,7 +199,11 @@ class GameScreen(Screen[None]):
         try:
             await conn.rejoin(self.model.room)
         except ServerError as exc:
-            self.tapp.refuse(error_text(exc.code, exc.message, game=self.model.game))
+            self.tapp.refuse(
+                error_text(
+                    exc.code, exc.message, game=self.model.game, cells=exc.cells, tiles=exc.tiles
+                )
+            )
         except (ConnectionLost, TimeoutError):
             pass  # the reconnect rejoins every room anyway
 
@@ -268,6 +278,8 @@ class GameScreen(Screen[None]):
             text.append(f"  {n} spectator{'s' if n != 1 else ''}", style="dim")
         if m.code:
             text.append(f"  code {m.code}", style="dim")
+        if m.chat:
+            text.append(f"  chat {len(m.chat)} (c)", style="dim")
         return text
 
     def label(self) -> str:
@@ -405,6 +417,11 @@ class GameScreen(Screen[None]):
     @work(group="act")
     async def _send(self, action: dict[str, Any]) -> None:
         await self.tapp.act(self.model.room, action, game=self.model.game)
+
+    def action_chat(self) -> None:
+        """What the room said (kept by the server: a reload reads it again), and a line to
+        say more."""
+        self.app.push_screen(ChatScreen(self.model))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.label(), keys_of(self), self.ABOUT))

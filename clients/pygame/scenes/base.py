@@ -16,7 +16,7 @@ from tilehall.clients.model import Change, LobbyModel, RoomModel
 from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.net import NetLike
 from tilehall.clients.pygame.share import Sharing
-from tilehall.clients.pygame.widgets import Button
+from tilehall.clients.pygame.widgets import Button, TextField
 from tilehall.clients.words import CONFIRM, Said, Tone, Words, error_text
 
 __all__ = ["TONE_COLOUR", "App", "GameScene", "Scene", "draw_bar"]
@@ -26,6 +26,12 @@ TOP = 48
 NOTICE = 30
 """Height of the notice line at the bottom."""
 PAD = 12
+CHAT_SIZE = 18
+"""The chat's text size over the board."""
+CHAT_ROW = 24
+"""The height of one chat line."""
+CHAT_TEXT_MAX = 500
+"""The longest chat line the server takes (PROTOCOL.md, chat)."""
 TONE_COLOUR: dict[Tone, d.Colour] = {
     Tone.PLAIN: d.TEXT_DIM,
     Tone.NOTE: d.GOLD,
@@ -109,7 +115,10 @@ class Scene:
     def error(self, msg: dict[str, Any]) -> None:
         """A refused request, in the clients' words (squares named as its board does)."""
         code, message = str(msg.get("code")), str(msg.get("message") or "")
-        self.notice(error_text(code, message, game=self.board_game()), d.BAD)
+        said = error_text(
+            code, message, game=self.board_game(), cells=msg.get("cells"), tiles=msg.get("tiles")
+        )
+        self.notice(said, d.BAD)
 
     def board_game(self) -> str | None:
         """The game whose board this screen shows, if any."""
@@ -155,6 +164,13 @@ class GameScene(Scene):
         super().__init__(app)
         self.model = model
         self.leave_button = Button("Leave", self.leave, key=pygame.K_ESCAPE, tone=(88, 62, 66))
+        self.chat_button = Button("Chat", self.toggle_chat)
+        self.chat_open = False
+        """The chat is shown over the board: the room's kept lines and a line to say more."""
+        self.chat_field = TextField(
+            placeholder="say something: Enter sends", limit=CHAT_TEXT_MAX, on_enter=self.say_chat
+        )
+        self.chat_rect = pygame.Rect(0, 0, 0, 0)
         self.buttons: list[Button] = []
         self.board_area = pygame.Rect(0, 0, 0, 0)
         self.panel_rect = pygame.Rect(0, 0, 0, 0)
@@ -248,10 +264,31 @@ class GameScene(Scene):
         """Take back the last move (solo games); the server says when there is none."""
         self.send({"do": "undo"})
 
+    def toggle_chat(self) -> None:
+        """Show the room's chat over the board, or put it away."""
+        self.chat_open = not self.chat_open
+        self.chat_field.focused = self.chat_open
+        if self.chat_open:
+            pygame.key.start_text_input()
+
+    def say_chat(self, text: str) -> None:
+        """Enter in the chat's field: say it (the room's copy comes back as a ``chat``)."""
+        if text:
+            self.app.net.chat(self.model.room, text)
+            self.chat_field.text = ""
+
     def handle_event(self, ev: pygame.event.Event) -> None:
         if ev.type == pygame.VIDEORESIZE:
             return
-        for b in (self.leave_button, *self.buttons):
+        if self.chat_open:
+            if ev.type == pygame.KEYDOWN and ev.key == pygame.K_ESCAPE:
+                self.toggle_chat()  # Escape puts the chat away, and leaves only from the board
+                return
+            if self.chat_button.handle(ev) or self.chat_field.handle(ev):
+                return
+            if ev.type in (pygame.TEXTINPUT, pygame.KEYDOWN):
+                return  # typed for the chat, not a game's shortcut
+        for b in (self.leave_button, self.chat_button, *self.buttons):
             if b.handle(ev):
                 return
         if ev.type == pygame.MOUSEBUTTONDOWN and ev.button in (1, 3):
@@ -298,6 +335,8 @@ class GameScene(Scene):
         self.board_area = pygame.Rect(PAD, TOP + PAD, w - pw - 3 * PAD, h - TOP - NOTICE - 2 * PAD)
         self.notice_rect = pygame.Rect(PAD, h - NOTICE, w - 2 * PAD, NOTICE - 4)
         self.leave_button.rect = pygame.Rect(w - 100 - PAD, 8, 100, TOP - 16)
+        self.chat_button.rect = pygame.Rect(self.leave_button.rect.x - 110, 8, 100, TOP - 16)
+        self.chat_rect = self.board_area.inflate(-2 * PAD, -2 * PAD)
         self.layout_buttons()
 
     def layout_buttons(self) -> None:
@@ -336,7 +375,45 @@ class GameScene(Scene):
             self.draw_over(surf)
         elif self.model.status == "playing" and self.model.paused:
             self.draw_paused(surf, self.model.paused)
+        if self.chat_open:
+            self.draw_chat(surf, self.chat_rect)
         self.draw_notice(surf, self.notice_rect)
+
+    def chat_shown(self, width: int, rows: int) -> list[str]:
+        """The chat lines that fit ``rows`` rows of ``width`` pixels, newest last: the
+        room's kept lines (``joined.chat`` on entering, then each ``chat``)."""
+        font = d.font(CHAT_SIZE)
+        out: list[str] = []
+        for who, text in reversed(self.model.chat):
+            line = f"{who}: {text}"
+            while font.size(line)[0] > width and len(line) > 1:
+                line = line[:-2] + "\u2026"
+            out.append(line)
+            if len(out) == rows:
+                break
+        return out[::-1]
+
+    def draw_chat(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
+        """The chat over the board: every line that fits, newest at the bottom, the field
+        under them."""
+        veil = pygame.Surface(rect.size, pygame.SRCALPHA)
+        veil.fill((*d.PANEL, 240))
+        surf.blit(veil, rect.topleft)
+        pygame.draw.rect(surf, d.PANEL_EDGE, rect, width=1, border_radius=8)
+        inner = rect.inflate(-2 * PAD, -2 * PAD)
+        d.text(surf, "Chat", (inner.x, inner.y), size=24, colour=d.GOLD, anchor="topleft")
+        self.chat_field.rect = pygame.Rect(inner.x, inner.bottom - 36, inner.w, 36)
+        top, bottom = inner.y + 34, self.chat_field.rect.y - 8
+        rows = max(1, (bottom - top) // CHAT_ROW)
+        shown = self.chat_shown(inner.w, rows)
+        if not shown:
+            d.text(surf, "Nothing said yet.", (inner.x, top), size=CHAT_SIZE,
+                   colour=d.TEXT_DIM, anchor="topleft")  # fmt: skip
+        y = bottom - len(shown) * CHAT_ROW
+        for line in shown:
+            d.text(surf, line, (inner.x, y), size=CHAT_SIZE, colour=d.TEXT, anchor="topleft")
+            y += CHAT_ROW
+        self.chat_field.draw(surf)
 
     def update_buttons(self) -> None:
         """Set the buttons' labels and enabled state from the view (before layout)."""
@@ -359,9 +436,13 @@ class GameScene(Scene):
         status, colour = self.turn_text()
         if not self.app.online:
             status, colour = "connection lost: reconnecting...", d.BAD
-        right = self.leave_button.rect.x - 16
+        right = self.chat_button.rect.x - 16
         d.text(surf, status, (right, TOP // 2), size=22, colour=colour, anchor="midright")
         self.leave_button.draw(surf)
+        said = len(self.model.chat)
+        self.chat_button.label = f"Chat {said}" if said else "Chat"
+        self.chat_button.toggled = self.chat_open
+        self.chat_button.draw(surf)
 
     def turn_text(self) -> tuple[str, d.Colour]:
         """What the top bar says about whose move it is."""

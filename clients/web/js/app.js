@@ -2,7 +2,7 @@
 // Routes: "/" the lobby, "/r/ROOM" a room (a private one's code in the fragment,
 // "#code=XYZ", so it never reaches a server log), "/#replay=ROOM" a finished game's replay.
 
-import { Connection, preconnect } from "./net.js";
+import { Connection, preconnect, worded } from "./net.js";
 import * as names from "./names.js";
 import { h, fill, modal } from "./dom.js";
 import { Lobby } from "./lobby.js";
@@ -182,7 +182,8 @@ class App {
 
   onPush(frame, mine) {
     if (frame.t === "error" && !mine) {
-      this.say(frame.message || frame.code, "error");
+      const view = this.screen && this.screen.view;
+      worded(frame, view && view.game).then((text) => this.say(text, "error"));
       if (this.screen && this.screen.onError) this.screen.onError(frame);
       return;
     }

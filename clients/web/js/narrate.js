@@ -2,11 +2,7 @@
 // the room's own events (start, pause, stand-ins, undo, the end), then a plain sentence
 // built from the event's fields.
 
-const PAUSED = {
-  away: "its players are away",
-  player: "a player paused it",
-  unwatched: "nobody is watching",
-};
+import { commonEvent } from "./words.js";
 
 /** Names of the seats, from the room's summary (or a replay's players). */
 export function seatName(names, seat) {
@@ -17,7 +13,10 @@ export function seatName(names, seat) {
 
 function words(value) {
   if (Array.isArray(value)) {
-    if (value.length === 2 && value.every(Number.isInteger)) return `row ${value[0] + 1}, column ${value[1] + 1}`;
+    // a square as the boards label it (column letter, row from 1), never `[5, 6]`
+    if (value.length === 2 && value.every(Number.isInteger) && value[1] >= 0 && value[1] < 26) {
+      return `${"abcdefghijklmnopqrstuvwxyz"[value[1]]}${value[0] + 1}`;
+    }
     return value.map(words).join(", ");
   }
   if (value && typeof value === "object") {
@@ -30,13 +29,9 @@ function words(value) {
 export function generic(event, names) {
   if (!event || typeof event !== "object") return String(event);
   const who = seatName(names, event.seat);
+  const common = event.e === "game_over" ? undefined : commonEvent(event, undefined, names);
+  if (common !== undefined) return common; // the shared words (words.json)
   switch (event.e) {
-    case "started": return "The game starts.";
-    case "paused": return `The game stands still: ${PAUSED[event.why] || event.why || "paused"}.`;
-    case "resumed": return "The game goes on.";
-    case "stand_in": return `COMP plays for ${who}, who is away.`;
-    case "stand_back": return `${who} is back and plays again.`;
-    case "undone": return `A move was taken back${event.undos ? ` (undos: ${event.undos})` : ""}.`;
     case "game_over": return "The game is over.";
     default: {
       const rest = Object.entries(event)

@@ -22,6 +22,14 @@ export class ServerError extends Error {
 
 let early = null;
 
+let words = null;
+/** A refusal in the clients' shared words (js/words.js, loaded at the first refusal: the
+ * lobby's first paint needs none); the server's message if they cannot be loaded. */
+export function worded(frame, game = null) {
+  words = words || import("./words.js");
+  return words.then((w) => w.errorText(frame, game), () => frame.message || frame.code);
+}
+
 /**
  * Open the page's socket now, before anyone has said who plays: the TCP and WebSocket
  * handshakes then overlap the name prompt (or a remembered name's click) instead of
@@ -277,7 +285,7 @@ export class Connection {
       }
       // signed out: the server closes this connection next, and it must stay closed
       if (frame.t === "signed_out") this.closed = true;
-      if (frame.t === "error") p.reject(new ServerError(frame.code, frame.message, frame));
+      if (frame.t === "error") worded(frame).then((text) => p.reject(new ServerError(frame.code, text, frame)));
       else p.resolve(frame);
       if (frame.t === "update") this.onPush(frame, true); // our own act's update: everyone's news
       if (frame.t === "chat") this.onPush(frame, true);

@@ -5,6 +5,7 @@
 // reconnect ("Resuming").
 
 import { h, fill } from "./dom.js";
+import { worded } from "./net.js";
 import { applyPatch, expandEvents, PatchError } from "./patch.js";
 import { loadBoard, mountBoard } from "./boards.js";
 import { generic, resultText } from "./narrate.js";
@@ -20,6 +21,7 @@ function onLoopback() {
 const LOCAL_ONLY = "this computer only: start the server with --host 0.0.0.0 to invite others";
 
 const LOG_MAX = 300;
+const CHAT_KEPT = 100; // a room's chat lines kept by the server (PROTOCOL.md, joined.chat)
 
 export class RoomScreen {
   constructor(app, room, code) {
@@ -39,6 +41,7 @@ export class RoomScreen {
     this.tick = null;
     this.clockSkew = 0; // server time - local time, from a view's `now`
     this.lastStatus = null;
+    this.chatLines = []; // the room's chat as shown: [from, text], oldest first
   }
 
   show(main) {
@@ -188,6 +191,7 @@ export class RoomScreen {
     for (const m of reply.missed || []) {
       this.narrate(m.events || [], reply.view);
     }
+    this.chatKept(reply.chat || []);
     this.seq = reply.seq;
     this.view = reply.view;
     this.noteClock(reply.view);
@@ -269,9 +273,11 @@ export class RoomScreen {
 
   act(action) {
     if (this.seat === null) return Promise.reject(new Error("spectators cannot act"));
-    return this.app.conn.request({ t: "act", room: this.room, action }).catch((err) => {
-      this.app.say(err.message, "error");
-      throw { code: err.code, message: err.message };
+    return this.app.conn.request({ t: "act", room: this.room, action }).catch(async (err) => {
+      // the refusal's squares and tiles named as this game's board shows them
+      const text = err.frame ? await worded(err.frame, this.view && this.view.game) : err.message;
+      this.app.say(text, "error");
+      throw { code: err.code, message: text };
     });
   }
 
@@ -290,7 +296,26 @@ export class RoomScreen {
         else this.choiceEl.hidden = true;
       }
       this.showInfo();
-    } else if (frame.t === "chat") this.log(`${frame.from}: ${frame.text}`, "chat");
+    } else if (frame.t === "chat") this.said(frame.from, frame.text);
+  }
+
+  /** A line said in the room, in the log. */
+  said(from, text) {
+    this.chatLines.push([String(from), String(text)]);
+    if (this.chatLines.length > CHAT_KEPT) this.chatLines.shift();
+    this.log(`${from}: ${text}`, "chat");
+  }
+
+  /** `joined.chat`: the room's kept lines (at most 100, oldest first). On entering, every
+   * one; after a rejoin (a reconnect), those not shown yet: the lines at its start that the
+   * log already ends with are skipped. */
+  chatKept(lines) {
+    const kept = lines.map((l) => [String(l.from), String(l.text)]);
+    const shown = this.chatLines;
+    const same = (a, b) => a[0] === b[0] && a[1] === b[1];
+    let skip = Math.min(kept.length, shown.length);
+    while (skip > 0 && !kept.slice(0, skip).every((l, i) => same(l, shown[shown.length - skip + i]))) skip--;
+    for (const [from, text] of kept.slice(skip)) this.said(from, text);
   }
 
   onError(frame) {

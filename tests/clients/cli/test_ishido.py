@@ -54,6 +54,9 @@ async def test_place_by_keys_and_click_help_refusals_and_mono(url):
         await pilot.press("space")
         await until(pilot, lambda: pilot.app.last_error is not None)
         assert "neighbour" in pilot.app.last_error
+        # the error frame's cells, named as the board labels them (words.json), not [r, c]
+        assert f"square {cell_name(lonely)} has no stone beside it" in pilot.app.last_error
+        assert "[" not in pilot.app.last_error
         assert screen.view["placed"] == 2
 
         # An occupied square is caught before sending.
@@ -65,5 +68,5 @@ async def test_place_by_keys_and_click_help_refusals_and_mono(url):
         pilot.app.mono = True
         colour, symbol = screen.view["board"][0][0]
         painted = screen.paint(0, 0, 4)
-        assert painted.label == "RGBYMC"[colour] + str(symbol + 1)
+        assert painted.label == "ROYGBP"[colour] + str(symbol + 1)
         assert " on " not in painted.style  # no background colour carries meaning

@@ -21,6 +21,7 @@ from tilehall.clients.pygame.scenes.lobby import (
     SignOutScene,
 )
 from tilehall.clients.pygame.scenes.mathable import RECENT_FACE, TILE_FACE, MathableScene
+from tilehall.clients.words import stone_name
 from tilehall.server.bots.mathable import BOTS
 
 from tests.clients.pygame.helpers import click, close, colour_at, drag, run_until, shot
@@ -63,6 +64,10 @@ async def test_ishido_from_the_lobby_to_a_placed_stone(app, server, url, tmp_pat
     click(app, occupied)
     # in the clients' words: the square as the board names it, not [0, 0]
     await run_until(app, lambda: "square a1 already holds" in scene.notice_text, what="the refusal")
+    # the stone there as it looks (the error frame's tiles, in the shared words), no raw list
+    assert (
+        scene.notice_text == f"square a1 already holds the {stone_name(scene.view['board'][0][0])}"
+    )
     assert scene.model.seq == seq
     shot(app, tmp_path, "ishido-live", keep=False)
     click(app, scene.leave_button.rect.center)

@@ -14,6 +14,8 @@ from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
 from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken
 from tilehall.server.store.records import (
+    CHAT_KEPT,
+    ChatLine,
     JournalEntry,
     PlayerRecord,
     RoomRecord,
@@ -461,12 +463,16 @@ async def test_purged_journals_leave_results_but_no_history_or_replay(store: Sto
         await played(store, f"old{i}", [a], 100.0 + i)
     await played(store, "bots", [SeatRecord(name="COMP", bot="easy")] * 2, 100.0)
     await played(store, "new", [a], 500.0)
+    for rid in ("old0", "new"):
+        await store.add_chat(ChatLine(room=rid, name="Ada", text="gg", at=1.0))
     assert await store.purge_journals(300.0, batch=4) == 4
     assert await store.purge_journals(300.0, batch=4) == 2
     assert await store.purge_journals(300.0, batch=4) == 0
     assert [r.id for r in await store.history(ada.id)] == ["new"]
     assert await store.journal("old0") == [] and await store.journal("bots") == []
     assert len(await store.journal("new")) == 1
+    assert await store.chat("old0") == [], "a purged room's chat goes with its journal"
+    assert len(await store.chat("new")) == 1
     kept = await store.room("old0")
     assert kept is not None and kept.status == "over", "the room and its result stay"
 
@@ -616,3 +622,39 @@ async def test_nodes_opening_one_new_postgres_schema_together_migrate_it_once(pg
     finally:
         for s in stores:
             await s.close()
+
+
+# -- chat -------------------------------------------------------------------------------
+
+
+async def test_a_room_keeps_its_latest_chat_lines_oldest_first(store: Store):
+    await store.create_room(room_record("r1"))
+    await store.create_room(room_record("r2"))
+    assert await store.chat("r1") == []
+    said = [
+        ChatLine(room="r1", name=f"p{i % 3}", text=f"line {i} \u00e9\u263a", at=100.0 + i)
+        for i in range(CHAT_KEPT + 7)
+    ]
+    for i, line in enumerate(said):
+        await store.add_chat(line)
+        if i == 2:  # another room's line, between: neither room sees the other's
+            await store.add_chat(ChatLine(room="r2", name="eve", text="hi", at=1.0))
+    assert await store.chat("r1") == said[-CHAT_KEPT:]
+    assert await store.chat("r1", limit=3) == said[-3:]
+    assert await store.chat("r2") == [ChatLine(room="r2", name="eve", text="hi", at=1.0)]
+    await store.add_chat(ChatLine(room="r2", name="eve", text="again", at=2.0), keep=1)
+    assert [line.text for line in await store.chat("r2")] == ["again"]
+
+
+async def test_chat_lines_survive_reopening_the_store(store_url):
+    first = await open_store(store_url)
+    await first.create_room(room_record("r1"))
+    await first.add_chat(ChatLine(room="r1", name="ada", text="still here?", at=5.0))
+    await first.close()
+    again = await open_store(store_url)
+    try:
+        assert await again.chat("r1") == [
+            ChatLine(room="r1", name="ada", text="still here?", at=5.0)
+        ]
+    finally:
+        await again.close()

@@ -6,6 +6,8 @@
 // everything it draws comes from the last view the shell handed it, and a refused action
 // simply redraws that view.
 
+import { commonEvent } from "../words.js";
+
 export const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 
 // The boards' own styles, loaded once beside this module (the page's CSP allows a
@@ -474,33 +476,9 @@ export function animate(ctx) {
 
 // -- words ---------------------------------------------------------------------------------
 
-const PAUSED_WHY = { away: "the player is away", player: "the player paused it", unwatched: "nobody is watching" };
-
-function duration(seconds) {
-  const whole = Math.round(seconds || 0);
-  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
-}
-
 /** The events every game may send, in words; undefined for the game's own. */
 export function describeCommon(ev, view, undone, names) {
-  switch (ev.e) {
-    case "started":
-      return "The game begins.";
-    case "paused":
-      return `The clock stops: ${PAUSED_WHY[ev.why] || ev.why}.`;
-    case "resumed":
-      return `The clock runs again after ${duration(ev.paused_for)}.`;
-    case "stand_in":
-      return `${SeatName(ev.seat, view, names)} ${ev.seat === view?.seat ? "are" : "is"} away: a computer player stands in.`;
-    case "stand_back":
-      return `${SeatName(ev.seat, view, names)} ${ev.seat === view?.seat ? "are" : "is"} back and playing again.`;
-    case "undone": {
-      const what = (undone && undone(ev.action || {})) || "a move";
-      return `Took back ${what} (undos: ${ev.undos}; no record table for this game).`;
-    }
-    default:
-      return undefined;
-  }
+  return commonEvent(ev, view, names); // the shared words (words.json), as every client says them
 }
 
 export function cap(text) {

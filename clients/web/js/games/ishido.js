@@ -7,12 +7,14 @@
 import {
   Controls, Grid, Twice, cap, cellName, describeCommon, frame, h, plural, sender, shape, stat,
 } from "./common.js";
+import { WORDS, stoneName as sharedStoneName } from "../words.js";
 
 const ROWS = 8;
 const COLS = 12;
-export const COLOURS = ["red", "orange", "yellow", "green", "blue", "purple"];
-export const COLOUR_LETTERS = "ROYGBP";
-export const SYMBOLS = ["ring", "triangle", "square", "diamond", "star", "cross"];
+// Colours and symbols by name, from the words every client shares (words.json).
+export const COLOURS = WORDS.tiles.ishido.colours;
+export const COLOUR_LETTERS = WORDS.tiles.ishido.letters;
+export const SYMBOLS = WORDS.tiles.ishido.symbols;
 
 const KEYS = [
   ["arrows, h j k l", "move the cursor"],
@@ -24,11 +26,8 @@ const KEYS = [
   ["?", "show or hide these keys"],
 ];
 
-/** A stone in words: "red star". */
-export function stoneName(stone) {
-  if (!stone) return "no stone";
-  return `${COLOURS[stone[0] % 6]} ${SYMBOLS[stone[1] % 6]}`;
-}
+/** A stone in words: "red star" (the shared words' stoneName). */
+export const stoneName = sharedStoneName;
 
 /** The element drawing a stone: its colour, its symbol, and (symbols on) its colour letter. */
 export function stoneEl(stone, symbols) {

@@ -5,8 +5,9 @@
 
 import { cellName, describeCommon, h, plural, stat } from "./common.js";
 import { mountShisen } from "./shisen.js";
+import { WORDS, tileName as sharedTileName } from "../words.js";
 
-const LABELS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789#%&@";
+const LABELS = WORDS.tiles.linksame.labels;
 export const MOVEMENT = {
   none: "tiles stay put",
   down: "columns fall down",
@@ -37,7 +38,7 @@ export function tileLabel(kind) {
 }
 
 function tileName(kind) {
-  return `tile ${tileLabel(kind)}`;
+  return sharedTileName("linksame", kind); // "F tile", in the words every client shares
 }
 
 function tileEl(kind) {

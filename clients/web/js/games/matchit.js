@@ -4,14 +4,9 @@
 
 import { cellName, describeCommon, h, mmss, plural, stat } from "./common.js";
 import { mountShisen } from "./shisen.js";
+import { tileName as sharedTileName } from "../words.js";
 
 const HONOURS = ["Rd", "Gd", "Wd", "E", "S", "W", "N", "Pl", "Or", "Ch", "Bm", "Sp", "Su", "Au", "Wi"];
-const HONOUR_NAMES = [
-  "red dragon", "green dragon", "white dragon", "east wind", "south wind", "west wind", "north wind",
-  "plum flower", "orchid flower", "chrysanthemum flower", "bamboo flower",
-  "spring season", "summer season", "autumn season", "winter season",
-];
-const SUITS = ["dots", "bamboo", "characters"];
 
 const KEYS = [
   ["arrows, h j k l", "move the cursor"],
@@ -33,10 +28,9 @@ export function tileLabel(kind) {
   return String(kind);
 }
 
+/** A tile as it looks, in the words every client shares (6 of characters, east wind). */
 export function tileName(kind) {
-  if (kind >= 0 && kind < 27) return `${(kind % 9) + 1} of ${SUITS[Math.floor(kind / 9)]}`;
-  if (kind >= 27 && kind < 42) return HONOUR_NAMES[kind - 27];
-  return `tile ${kind}`;
+  return sharedTileName("matchit", kind);
 }
 
 function family(kind) {
