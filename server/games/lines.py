@@ -191,6 +191,7 @@ class Lines(SoloGame):
 
     name = "lines"
     title = "Lines"
+    summary = "Move chips to line up five of a colour before the board fills up."
     undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})
     options: ClassVar[tuple[Option, ...]] = (
         Option(

@@ -224,6 +224,9 @@ class LinkSame(SoloGame):
 
     name: ClassVar[str] = "linksame"
     title: ClassVar[str] = "LinkSame"
+    summary: ClassVar[str] = (
+        "Link pairs of like tiles by a path of up to three lines; the faster, the better."
+    )
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair"})
     options: ClassVar[tuple[Option, ...]] = (
         Option(
