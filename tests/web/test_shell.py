@@ -238,8 +238,7 @@ async def test_a_private_room_is_entered_by_its_link_with_the_code(page: Page, u
     await sign_in(page, "Ada", f"/r/{room}")  # without its code: not found
     await expect(page.locator(".room-info")).to_contain_text("no room")
     page = await page.context.new_page()  # the link opened afresh, as a person would
-    await page.goto(f"/r/{room}#code={code}")
-    await page.get_by_role("button", name="Ada", exact=True).click()
+    await page.goto(f"/r/{room}#code={code}")  # one name remembered: straight in as Ada
     await page.get_by_role("button", name="Take seat 2").click()
     await expect(page.locator("section.room")).to_have_attribute("data-seat", "1")
     assert code not in (await page.evaluate("location.pathname + location.search"))
@@ -330,8 +329,7 @@ async def test_a_phone_screen_needs_no_sideways_scrolling(phone: Page, url: str)
         assert scroll <= inner == 390, tab
     bob = await Raw.open(url, "Bob")
     room = (await bob.call({"t": "create", "game": "lines", "seats": ["COMP"]}))["room"]
-    await phone.goto(f"/r/{room}")
-    await phone.get_by_role("button", name="Ada", exact=True).click()
+    await phone.goto(f"/r/{room}")  # straight in as the one name remembered
     await expect(phone.get_by_role("log").locator("p")).not_to_have_count(0)
     scroll, inner = await phone.evaluate(widths)
     assert scroll <= inner
@@ -513,8 +511,7 @@ async def test_symbols_and_reduced_motion_reach_the_board(
     await expect(page.get_by_label("Less motion")).to_be_checked()
     await page.get_by_label("Symbols").check()
     await until(page, f"{prefs}.symbols === true")
-    await page.reload()  # remembered
-    await page.get_by_role("button", name="Ada", exact=True).click()
+    await page.reload()  # remembered, and straight in as Ada
     await until(page, f"!!(tilehall.screen && tilehall.screen.ctx && {prefs}.symbols)")
     await bob.close()
     await context.close()

@@ -262,7 +262,7 @@ export class Lobby {
     const rooms = this.app.welcome.rooms || [];
     const ratings = Object.entries(this.app.welcome.ratings || {})
       .filter(([, r]) => r && r.games > 0)
-      .map(([game, r]) => `${this.app.title(game)} ${r.rating.toFixed(0)} ± ${(2 * r.rd).toFixed(0)} (${r.games} rated ${r.games === 1 ? "game" : "games"})`);
+      .map(([game, r]) => `${this.app.title(game)} ${r.rating.toFixed(0)} ± ${(2 * r.rd).toFixed(0)} (${games(r.games, "rated ")})`);
     fill(this.mineEl,
       rooms.length ? h("div", { class: "resume" }, h("h3", {}, "Your unfinished games"),
         h("ul", { class: "plain" }, rooms.map((r) => h("li", {},
@@ -363,7 +363,8 @@ export class Lobby {
       if (!s.name) return "open";
       if (s.bot) return s.name;
       if (!s.taken) return `${s.name} (reserved)`;
-      return s.connected ? s.name : `${s.name} (away)`;
+      // a finished game's players are not "away": nobody is expected back
+      return s.connected || room.status === "over" ? s.name : `${s.name} (away)`;
     });
     const open = room.seats.some((s) => !s.taken && !s.name);
     const status = { waiting: "waiting for players", playing: room.paused ? `playing (paused: ${room.paused})` : "playing", over: "over" }[room.status] || room.status;
@@ -532,11 +533,11 @@ export class Lobby {
       let r;
       try { r = await this.request(msg); } catch (_) { return; }
       if (!again) list.replaceChildren();
-      for (const e of r.entries) list.append(h("li", {}, `${e.name}: ${e.rating.toFixed(0)} ± ${(2 * e.rd).toFixed(0)} (${e.games} games)`));
+      for (const e of r.entries) list.append(h("li", {}, `${e.name}: ${e.rating.toFixed(0)} ± ${(2 * e.rd).toFixed(0)} (${games(e.games)})`));
       if (!list.childElementCount) list.append(h("li", { class: "note" }, "Nobody has played a rated game yet."));
       next = r.next;
       more.hidden = !next;
-      mine.textContent = r.mine ? `Your rating: ${r.mine.rating.toFixed(0)} ± ${(2 * r.mine.rd).toFixed(0)} (${r.mine.games} rated games)` : "";
+      mine.textContent = r.mine ? `Your rating: ${r.mine.rating.toFixed(0)} ± ${(2 * r.mine.rd).toFixed(0)} (${games(r.mine.games, "rated ")})` : "";
     };
     game.addEventListener("change", () => load(false));
     more.addEventListener("click", () => load(true));
@@ -557,7 +558,13 @@ export class Lobby {
       if (player.value.trim()) msg.player = player.value.trim();
       if (again && next) msg.cursor = next;
       let r;
-      try { r = await this.request(msg); } catch (_) { return; }
+      try { r = await this.app.conn.request(msg); } catch (err) {
+        // said once, here: not also "has no finished games" from the list before
+        list.replaceChildren();
+        more.hidden = true;
+        note.textContent = err.message;
+        return;
+      }
       if (!again) list.replaceChildren();
       for (const g of r.rooms) list.append(this.historyRow(g));
       next = r.next;
@@ -580,6 +587,11 @@ export class Lobby {
         h("div", { class: "room-meta" }, `${players.join(", ")} · ${when(g.finished)}${g.private ? " · private" : ""}`)),
       h("div", { class: "room-buttons" }, h("button", { type: "button", "aria-label": `Replay ${label}`, onclick: () => this.app.go(`/#replay=${encodeURIComponent(g.room)}`) }, "Replay")));
   }
+}
+
+/** "1 game", "2 rated games". */
+function games(n, kind = "") {
+  return `${n} ${kind}${n === 1 ? "game" : "games"}`;
 }
 
 /** One control of a game's option, from its welcome description. */
