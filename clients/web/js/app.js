@@ -310,8 +310,9 @@ preconnect(); // the socket's handshakes meanwhile: the name prompt is up next
 const app = new App();
 // For debugging from the console only; the tests read the server's state themselves.
 globalThis.tilehall = app;
-// A room's link opened with one name remembered (and its key): straight in as that name
-// ("Change name" at the top offers to switch); with several, or none, ask who is playing.
+// A room's (or a replay's) link opened with one name remembered (and its key): straight in
+// as that name ("Change name" at the top offers to switch); with several, or none, ask.
 const known = names.remembered();
-if (/^\/r\/[^/]+\/?$/.test(location.pathname) && known.length === 1 && known[0].token) app.signIn(known[0].name);
+const deep = /^\/r\/[^/]+\/?$/.test(location.pathname) || new URLSearchParams(location.hash.slice(1)).has("replay");
+if (deep && known.length === 1 && known[0].token) app.signIn(known[0].name);
 else app.askName();

@@ -300,7 +300,8 @@ export function mount(root, ctx) {
         const cell = grid.cell(r, c);
         cell.className = `tb-cell tb-sq${kind ? ` tb-sq-${{ "3x": "x3", "2x": "x2" }[kind] || "op"}` : ""}${grid.cursor[0] === r && grid.cursor[1] === c ? " tb-cursor" : ""}`;
         const name = cellName([r, c]);
-        const kindWords = kind ? `, ${SQUARE_NAMES[kind]} square` : "";
+        // the name holds what the square shows ("3x"): a voice user says what they see
+        const kindWords = kind ? `, ${SQUARE_LABELS[kind]}: ${SQUARE_NAMES[kind]} square` : "";
         if (has) {
           const cls = `tb-number${{ p: " tb-pending", t: " tb-this-turn", r: " tb-recent" }[look] || ""}`;
           const tile = cell.firstElementChild;
