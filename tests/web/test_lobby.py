@@ -207,6 +207,7 @@ async def test_a_live_game_is_drawn_small_and_one_tap_watches_it(
     await expect(live).to_be_visible()
     await expect(live.get_by_role("heading", name="Watch a game")).to_be_visible()
     board = live.locator(".live-board")
+    await board.locator("[role=grid]").wait_for(state="attached")
     box = await board.bounding_box()
     assert box and box["width"] <= 320 and box["height"] <= 240  # drawn small
     # It follows the game: the scores the page shows move as the bots play.

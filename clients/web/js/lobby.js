@@ -201,10 +201,15 @@ export class Lobby {
       this.app.conn.request({ t: "leave", room }).catch(() => {});
       return;
     }
+    if (this.live && this.live.room === room) { // again, after a gap: the same drawing, caught up
+      this.live.seq = reply.seq;
+      this.live.view = reply.view;
+      this.updateLive(reply.view);
+      return;
+    }
     const board = await loadBoard(reply.view.game);
     if (this.destroyed) return;
-    if (this.live && this.live.room !== room) this.dropLive(true);
-    else this.dropLive(false);
+    this.dropLive(true);
     // drawn at a room's size on a stage, shrunk by CSS: each board lays itself out as usual
     const frame = h("div", { class: "live-stage" });
     const shown = h("div", { class: "live-board", inert: true, "aria-hidden": "true" }, frame);
@@ -245,7 +250,7 @@ export class Lobby {
     const live = this.live;
     if (!live || frame.t !== "update" || frame.room !== live.room || frame.seq <= live.seq) return;
     try {
-      if (frame.seq !== live.seq + 1) throw new PatchError("a gap");
+      if (frame.seq !== live.seq + 1) throw new PatchError("a gap"); // (updates that came while the board loaded)
       live.view = frame.view !== undefined ? frame.view : applyPatch(live.view, frame.patch || []);
       live.seq = frame.seq;
     } catch (err) {
