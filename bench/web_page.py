@@ -159,7 +159,8 @@ async def visit(
         started, cpu = time.perf_counter(), cpu_seconds(server_pid)
         await page.goto(url)
         cold = await ready_ms(page, timeout)
-        card: float = await page.evaluate("window.__cardAt")
+        # a page without game cards (an older copy, --web): its first usable part is the lobby
+        card: float = await page.evaluate("window.__cardAt ?? window.__readyAt")
         wall = (time.perf_counter() - started) * 1000
         server_ms = (cpu_seconds(server_pid) - cpu) * 1000
         await page.wait_for_load_state("networkidle")

@@ -49,7 +49,6 @@ export class Lobby {
     this.select(TABS.some(([k]) => k === this.tab) ? this.tab : "rooms");
     // The first room list marks the lobby ready, whatever tab shows.
     if (this.tab !== "rooms") this.fetchRooms(false).catch(() => {});
-    this.findLive();
   }
 
   destroy() {
@@ -345,6 +344,10 @@ export class Lobby {
     const reply = await this.request(msg);
     if (this.destroyed) return;
     this.root.dataset.ready = "1";
+    if (!this.liveAsked) { // after the list: the lobby is usable first, the live game comes next
+      this.liveAsked = true;
+      this.findLive();
+    }
     if (this.tab !== "rooms" || !this.roomsBody) return;
     this.next = reply.next;
     this.pages = more ? this.pages + 1 : 1;

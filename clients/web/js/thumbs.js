@@ -51,30 +51,39 @@ const LOOKS = {
   ishido: { bg: "#3b2f25", line: "#574538", fill: () => ["stone"], density: 420 },
 };
 
-/** The picture of `spec`'s board: an <svg>, decorative. */
+/** The picture of `spec`'s board: an <svg>, decorative. A handful of paths, one per colour,
+ * not an element per square: the lobby draws five of them before its first paint. */
 export function thumb(spec) {
   const [rows, cols] = boardSize(spec);
   const name = (spec && spec.name) || "";
   const look = LOOKS[name] || { bg: "#d9d5cc", line: "#bdb7aa", fill: () => ["ball"], density: 250 };
   const svg = el("svg", { viewBox: `0 0 ${cols * 10} ${rows * 10}`, class: "thumb", "aria-hidden": "true", focusable: "false" });
   svg.append(el("rect", { x: 0, y: 0, width: cols * 10, height: rows * 10, fill: look.bg }));
+  const paths = new Map(); // colour -> path data
+  const add = (colour, d) => paths.set(colour, (paths.get(colour) || "") + d);
+  const box = (x, y, w, hgt) => `M${x} ${y}h${w}v${hgt}h${-w}z`;
+  let lines = "";
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const x = c * 10;
       const y = r * 10;
+      lines += box(x + 0.5, y + 0.5, 9, 9);
       const roll = mix(name, r, c);
       const what = look.density ? (roll < look.density ? look.fill(r, c, rows) : null) : look.fill(r, c, rows);
-      svg.append(el("rect", { x: x + 0.5, y: y + 0.5, width: 9, height: 9, fill: "none", stroke: look.line, "stroke-width": 0.6 }));
       if (!what) continue;
       const colour = PIECES[roll % PIECES.length];
-      if (what[0] === "sq") svg.append(el("rect", { x: x + 1, y: y + 1, width: 8, height: 8, fill: what[1] }));
+      if (what[0] === "sq") add(what[1], box(x + 1, y + 1, 8, 8));
       else if (what[0] === "tile") {
-        svg.append(el("rect", { x: x + 1, y: y + 0.8, width: 8, height: 8.4, rx: 1.2, fill: "#fbf6ea" }));
-        svg.append(el("rect", { x: x + 3.2, y: y + 3, width: 3.6, height: 4, rx: 0.8, fill: colour }));
-      } else if (what[0] === "stone") {
-        svg.append(el("rect", { x: x + 1, y: y + 1, width: 8, height: 8, rx: 1.5, fill: colour }));
-      } else svg.append(el("circle", { cx: x + 5, cy: y + 5, r: 3.6, fill: colour }));
+        add("#fbf6ea", box(x + 1, y + 0.8, 8, 8.4));
+        add(colour, box(x + 3.2, y + 3, 3.6, 4));
+      } else if (what[0] === "stone") add(colour, box(x + 1.2, y + 1.2, 7.6, 7.6));
+      else add(colour, `M${x + 1.4} ${y + 5}a3.6 3.6 0 1 0 7.2 0a3.6 3.6 0 1 0 -7.2 0z`);
     }
+  }
+  svg.append(el("path", { d: lines, fill: "none", stroke: look.line, "stroke-width": 0.6 }));
+  // the tiles' faces first, their marks over them
+  for (const [colour, d] of [...paths].sort(([a], [b]) => (a === "#fbf6ea" ? -1 : b === "#fbf6ea" ? 1 : 0))) {
+    svg.append(el("path", { d, fill: colour }));
   }
   return svg;
 }
