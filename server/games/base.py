@@ -250,6 +250,9 @@ class Game(ABC):
     """Registry key and wire name, e.g. ``"ishido"``."""
     title: ClassVar[str]
     """Human name, e.g. ``"Ishido"``."""
+    summary: ClassVar[str] = ""
+    """One line on what the game is, for a lobby's card of it (``welcome.games[].summary``):
+    a player picks a game from it before reading any rules. Empty: the card shows none."""
     min_seats: ClassVar[int] = 1
     max_seats: ClassVar[int] = 1
     options: ClassVar[tuple[Option, ...]] = ()
@@ -354,6 +357,7 @@ class Game(ABC):
         return {
             "name": cls.name,
             "title": cls.title,
+            "summary": cls.summary,
             "min_seats": cls.min_seats,
             "max_seats": cls.max_seats,
             "daily": cls.daily,

@@ -457,6 +457,7 @@ class Ishido(SoloGame):
     daily = True
     daily_counts: ClassVar[Mapping[str, str]] = {"fourways": "4-ways"}
     title: ClassVar[str] = "Ishido"
+    summary: ClassVar[str] = "Lay 72 stones so each matches its neighbours by colour or symbol."
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
     rebuilt_fields: ClassVar[tuple[str, ...]] = ("_shown", "_around", "_masks")
     derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...] | None]]] = {

@@ -193,6 +193,7 @@ class Lines(SoloGame):
     daily = True
     daily_counts: ClassVar[Mapping[str, str]] = {"moves": "moves"}
     title = "Lines"
+    summary = "Move chips to line up five of a colour before the board fills up."
     undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})
     options: ClassVar[tuple[Option, ...]] = (
         Option(

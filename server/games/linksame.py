@@ -226,6 +226,9 @@ class LinkSame(SoloGame):
     daily = True
     daily_counts: ClassVar[Mapping[str, str]] = {"stages": "stages"}
     title: ClassVar[str] = "LinkSame"
+    summary: ClassVar[str] = (
+        "Link pairs of like tiles by a path of up to three lines; the faster, the better."
+    )
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair"})
     options: ClassVar[tuple[Option, ...]] = (
         Option(

@@ -273,6 +273,9 @@ class MatchIt(SoloGame):
     daily = True
     daily_counts: ClassVar[Mapping[str, str]] = {"sheets": "sheets"}
     title: ClassVar[str] = "Match-It"
+    summary: ClassVar[str] = (
+        "Clear each sheet in time: take matching tiles joined by a path with two turns at most."
+    )
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair", "help"})
     pausable: ClassVar[bool] = True
     hidden_when_paused: ClassVar[tuple[str, ...]] = ("board",)

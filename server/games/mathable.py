@@ -371,6 +371,9 @@ class Mathable(Game):
 
     name: ClassVar[str] = "mathable"
     title: ClassVar[str] = "Mathable"
+    summary: ClassVar[str] = (
+        "Lay number tiles that are the sum, difference, product or quotient of two neighbours."
+    )
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 4
     options: ClassVar[tuple[Option, ...]] = (

@@ -168,7 +168,8 @@ def validate_name(raw: str) -> str:
     if not name or len(name) > MAX_NAME or not _NAME.match(name) or "  " in name:
         raise ProtocolError(
             ErrorCode.BAD_NAME,
-            f"{raw[:40]!r} is not a name: use 1-24 letters, digits, spaces, '_', '.', '-'",
+            f"{raw[:40]!r} is not a name: use 1-24 letters, digits, spaces, '_', '.', '-',"
+            " starting with a letter or digit, with no two spaces in a row",
         )
     if any(_shows_nothing(ch) for ch in name):
         raise ProtocolError(

@@ -52,6 +52,7 @@ CONTENT_TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".css": "text/css; charset=utf-8",
     ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
     ".svg": "image/svg+xml",
     ".png": "image/png",
     ".ico": "image/x-icon",
@@ -59,7 +60,7 @@ CONTENT_TYPES = {
 }
 """The only kinds of file served; anything else in the folder (READMEs, notes) is not."""
 
-COMPRESSIBLE = frozenset({".html", ".js", ".css", ".json", ".svg"})
+COMPRESSIBLE = frozenset({".html", ".js", ".css", ".json", ".webmanifest", ".svg"})
 """Kinds worth a gzipped copy (images and fonts are compressed already)."""
 
 CSP = (
@@ -262,6 +263,11 @@ class WebFiles:
         path = request.path.split("?", 1)[0]
         file = self.lookup(path)
         if file is None:
+            page = self.files.get("/404.html")
+            if page is not None and "text/html" in request.headers.get("Accept", ""):
+                # A browser that followed a bad link (``/r/``, a room's link mangled) gets the
+                # site's own page with a way back, not a bare line; other clients the line.
+                return _html_404(page, method)
             missing = _plain(404, "not found\n")
             if method == "HEAD":
                 missing.body = b""
@@ -288,6 +294,20 @@ class WebFiles:
         if file.content_type.startswith("text/html") and self.preload:
             out["Link"] = self.preload
         return Response(200, _REASONS[200], out, b"" if method == "HEAD" else body)
+
+
+def _html_404(page: WebFile, method: str) -> Response:
+    """``404.html`` as a 404, with the page's headers (its CSP too); never cached."""
+    headers = Headers(
+        [
+            ("Content-Type", page.content_type),
+            ("Content-Length", str(len(page.body))),
+            ("Cache-Control", "no-store"),
+            ("Connection", "close"),
+            *SECURITY_HEADERS,
+        ]
+    )
+    return Response(404, _REASONS[404], headers, b"" if method == "HEAD" else page.body)
 
 
 def _plain(status: int, text: str) -> Response:

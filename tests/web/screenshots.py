@@ -122,6 +122,8 @@ async def lobby(page: Page, url: str) -> None:
     await sign_in(page, "Ada")
     await lobby_ready(page)
     await until(page, "document.querySelectorAll('#lobby li').length >= 4")
+    # the live game to watch is drawn: the COMP game, woken by the lobby watching it
+    await until(page, "/Scores [1-9]/.test(document.querySelector('.live-line')?.textContent)")
     await bob.close()
     await to_top(page)
 
@@ -222,6 +224,7 @@ async def phone(page: Page, url: str) -> None:
 
 SHOTS: dict[str, Shot] = {
     "lobby": Shot(lobby, {"viewport": LOBBY}),
+    "lobby-phone": Shot(lobby, PHONE),
     "room": Shot(room, {"viewport": LOBBY}),
     "mathable": Shot(mathable, {"viewport": WIDE}),
     "ishido": Shot(ishido, {"viewport": WIDE}),

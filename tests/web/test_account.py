@@ -61,9 +61,7 @@ async def test_a_password_set_in_the_page_brings_the_name_to_a_second_device(
 ):
     await sign_in(page, "Ada")
     await lobby_ready(page)
-    await page.get_by_role("button", name="New game").click()
-    await page.get_by_label("Game").select_option("lines")
-    await page.get_by_role("button", name="Create").click()
+    await page.locator(".game-card[data-game=lines]").get_by_role("button", name="Play").click()
     await page.wait_for_url(ROOM_URL)
     match = ROOM_URL.search(page.url)
     assert match
@@ -137,9 +135,8 @@ async def test_sign_out_everywhere_closes_the_other_devices_for_good(
     assert (await bo.call({"t": "set_password", "password": PASSWORD}))["t"] == "password_set"
     await sign_in_with_password(page, "Bo", PASSWORD)
     await lobby_ready(page)
-    await page.get_by_role("button", name="New game").click()  # signed out while playing
-    await page.get_by_label("Game").select_option("lines")
-    await page.get_by_role("button", name="Create").click()
+    lines = page.locator(".game-card[data-game=lines]")
+    await lines.get_by_role("button", name="Play").click()  # signed out while playing
     await expect(page.locator("section.room")).to_have_attribute("data-seat", "0")
     await page.get_by_role("button", name="Account").click()  # a dialog open at that moment
     await expect(page.get_by_role("dialog", name="Account: Bo")).to_be_visible()

@@ -122,3 +122,21 @@ async def test_once_the_day_is_over_its_best_three_are_a_tap_from_their_replay(
     await past.get_by_role("button", name=f"Replay {best}'s game of {yesterday}").click()
     await expect(page).to_have_url(re.compile(r"#replay="))
     await expect(page.locator("#main")).to_contain_text(best)
+
+
+async def test_each_solo_game_card_opens_its_deal(page: Page, server: Server):
+    """The lobby's cards offer today's deal on every game that has one, and only there."""
+    await sign_in(page, "Dee")
+    await lobby_ready(page)
+    for card in await page.locator("li.game-card").all():
+        game = await card.get_attribute("data-game")
+        has_deal = game in ("ishido", "lines", "linksame", "matchit")
+        assert await card.get_by_role("button", name="Today's deal").count() == int(has_deal), game
+    await (
+        page.locator("li.game-card[data-game=lines]")
+        .get_by_role("button", name="Today's deal")
+        .click()
+    )
+    panel = page.locator("section.daily")
+    await expect(panel.get_by_label("Game")).to_have_value("lines")
+    await expect(panel.locator(".daily-mine")).to_contain_text("not played today's Lines deal")

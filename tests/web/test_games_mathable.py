@@ -93,7 +93,7 @@ async def test_mathable_by_mouse_and_keyboard(page: Page, server: Server, url: s
         for c, kind in enumerate(row):
             if kind and w.view["board"][r][c] is None:
                 assert shown[cell_name((r, c))].endswith(" square"), shown[cell_name((r, c))]
-    assert shown["a1"] == "a1, empty, triple square"
+    assert shown["a1"] == "a1, empty, 3x: triple square"
 
     # 1. a click on a rack tile, then on its square
     i, tile, cell = await my_placement(page, w)

@@ -129,8 +129,11 @@ async def test_the_lobby_lists_a_room_made_by_a_python_client(page: Page, url: s
 async def test_a_room_made_with_options_from_the_form(page: Page, url: str):
     await sign_in(page, "Ada")
     await lobby_ready(page)
-    await page.get_by_role("button", name="New game").click()
-    await page.get_by_label("Game").select_option("lines")
+    await (
+        page.locator(".game-card[data-game=lines]")
+        .get_by_role("button", name="More options")
+        .click()
+    )
     # each field named by its option's label, not by its wire name ("Min line", "Preview")
     await page.get_by_label("Board width", exact=True).fill("12")
     await page.get_by_label("Chip colours", exact=True).fill("7")
@@ -205,8 +208,8 @@ async def test_a_finished_game_is_replayed_step_by_step(page: Page, url: str):
 async def test_a_quick_game_shows_its_countdown(page: Page, url: str):
     await sign_in(page, "Ada")
     await lobby_ready(page)
-    await page.get_by_role("button", name="New game").click()
-    await page.get_by_label("Game").select_option("mathable")
+    mathable = page.locator(".game-card[data-game=mathable]")
+    await mathable.get_by_role("button", name="More options").click()
     await page.get_by_label("Seats").select_option("3")
     await page.get_by_label("Computer players after (seconds)").fill("4")
     await page.get_by_role("button", name="Quick game").click()
@@ -235,8 +238,7 @@ async def test_a_private_room_is_entered_by_its_link_with_the_code(page: Page, u
     await sign_in(page, "Ada", f"/r/{room}")  # without its code: not found
     await expect(page.locator(".room-info")).to_contain_text("no room")
     page = await page.context.new_page()  # the link opened afresh, as a person would
-    await page.goto(f"/r/{room}#code={code}")
-    await page.get_by_role("button", name="Ada", exact=True).click()
+    await page.goto(f"/r/{room}#code={code}")  # one name remembered: straight in as Ada
     await page.get_by_role("button", name="Take seat 2").click()
     await expect(page.locator("section.room")).to_have_attribute("data-seat", "1")
     assert code not in (await page.evaluate("location.pathname + location.search"))
@@ -321,14 +323,13 @@ async def test_a_phone_screen_needs_no_sideways_scrolling(phone: Page, url: str)
     await sign_in(phone, "Ada")
     await lobby_ready(phone)
     widths = "[document.documentElement.scrollWidth, innerWidth]"
-    for tab in ("Rooms", "New game", "High scores", "Ratings", "My games"):
+    for tab in ("Rooms", "High scores", "Ratings", "My games"):
         await phone.get_by_role("button", name=tab).click()
         scroll, inner = await phone.evaluate(widths)
         assert scroll <= inner == 390, tab
     bob = await Raw.open(url, "Bob")
     room = (await bob.call({"t": "create", "game": "lines", "seats": ["COMP"]}))["room"]
-    await phone.goto(f"/r/{room}")
-    await phone.get_by_role("button", name="Ada", exact=True).click()
+    await phone.goto(f"/r/{room}")  # straight in as the one name remembered
     await expect(phone.get_by_role("log").locator("p")).not_to_have_count(0)
     scroll, inner = await phone.evaluate(widths)
     assert scroll <= inner
@@ -344,15 +345,17 @@ async def test_the_keyboard_alone_reaches_the_lobby_and_a_game(page: Page):
     await page.keyboard.type("Ada")
     await page.keyboard.press("Enter")
     await lobby_ready(page)
-    # Tab to "New game" and press it with Space; the form is then there.
+    # Tab to the first card's "More options" and press it with Space: the form is there.
     for _ in range(30):
         await page.keyboard.press("Tab")
-        if await page.evaluate("document.activeElement.textContent") == "New game":
+        if await page.evaluate("document.activeElement.textContent") == "More options":
             break
-    await page.keyboard.press("Space")
-    await expect(page.get_by_role("button", name="Create")).to_be_visible()
     outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"  # focus is visible
+    await page.keyboard.press("Space")
+    await expect(page.get_by_role("button", name="Create")).to_be_visible()
+    await page.keyboard.press("Escape")
+    await expect(page.get_by_role("button", name="Create")).to_have_count(0)
     # A dialog opens from the keyboard and Escape closes it, focus back where it was.
     await page.get_by_role("button", name="Help").focus()
     await page.keyboard.press("Enter")
@@ -484,6 +487,7 @@ async def test_pages_of_rooms_and_a_private_room_by_its_code(page: Page, url: st
     await expect(rows).to_have_count(52)
     await expect(page.get_by_role("button", name="More rooms")).to_be_hidden()
     await expect(page.locator(f'.room-row[data-room="{secret["room"]}"]')).to_have_count(0)
+    await page.get_by_role("button", name="Join with a code").click()
     await page.get_by_label("Private room code").fill(secret["code"])
     await page.get_by_role("button", name="Join by code").click()
     await expect(page.locator("section.room")).to_have_attribute("data-seat", "1")
@@ -507,8 +511,7 @@ async def test_symbols_and_reduced_motion_reach_the_board(
     await expect(page.get_by_label("Less motion")).to_be_checked()
     await page.get_by_label("Symbols").check()
     await until(page, f"{prefs}.symbols === true")
-    await page.reload()  # remembered
-    await page.get_by_role("button", name="Ada", exact=True).click()
+    await page.reload()  # remembered, and straight in as Ada
     await until(page, f"!!(tilehall.screen && tilehall.screen.ctx && {prefs}.symbols)")
     await bob.close()
     await context.close()

@@ -51,6 +51,12 @@ class App {
     return spec ? spec.title : name;
   }
 
+  /** Take back what the status line says if it is still `text` (it no longer holds). */
+  unsay(text) {
+    const line = this.announcer.firstElementChild;
+    if (line && line.textContent === text) this.announcer.replaceChildren();
+  }
+
   /** Tell the player something: the status line, and the screen reader's live region. */
   say(text, kind = "info") {
     const line = h("p", { class: `say say-${kind}` }, text);
@@ -70,7 +76,8 @@ class App {
 
   // -- names ---------------------------------------------------------------------------
 
-  askName(message, kind = "error") {
+  /** Who is playing? `taken`: a name the server refused as another's, to offer others. */
+  askName(message, kind = "error", taken = null) {
     this.leaveScreen();
     this.whoEl.replaceChildren();
     const input = h("input", {
@@ -78,6 +85,17 @@ class App {
       required: true, spellcheck: "false",
     });
     const err = h("p", { class: kind === "error" ? "error" : "note", role: kind === "error" ? "alert" : "status" }, message || "");
+    // what a player can do about a taken name: another one, in one tap, or its password
+    const offer = taken ? h("div", { class: "taken" },
+      h("p", {}, `Play as another name:`),
+      h("ul", { class: "known-names" }, alternatives(taken).map((alt) => h("li", {},
+        h("button", { type: "button", class: "name-button", onclick: () => this.signIn(alt) }, alt)))),
+      h("p", { class: "note" }, `If ${taken} is yours: on the device that plays it, open Account and set a password; then type that password here.`)) : null;
+    const limit = h("p", { class: "note", id: "name-limit", "aria-live": "polite" });
+    input.setAttribute("aria-describedby", "name-limit");
+    input.addEventListener("input", () => {
+      limit.textContent = input.value.length >= 24 ? "A name has at most 24 characters." : "";
+    });
     const form = h("form", { class: "name-form" },
       h("div", { class: "field" }, h("label", { for: "name" }, "Your name"), input),
       h("button", { type: "submit", class: "primary" }, "Play"));
@@ -95,13 +113,19 @@ class App {
         }, "forget"))))) : null;
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      const name = input.value.trim();
+      // spaces as the server keeps them: none at the ends, never two in a row
+      const name = input.value.trim().replace(/\s+/g, " ");
       if (name) this.signIn(name);
+      else {
+        err.className = "error";
+        err.textContent = "A name needs at least one letter or digit.";
+        input.focus();
+      }
     });
     fill(this.main, h("section", { class: "card name-dialog", role: "dialog", "aria-labelledby": "name-h" },
       h("h2", { id: "name-h" }, "Who is playing?"),
       h("p", {}, "Pick a name others will see. This browser remembers it (and its key) for next time."),
-      list, form, err));
+      list, form, limit, err, offer));
     input.focus();
   }
 
@@ -148,7 +172,8 @@ class App {
         askPassword(this, name, err);
         return;
       }
-      this.askName(err.code === "offline" ? `Cannot reach the server: ${err.message}` : refusal(name, err) || err.message);
+      this.askName(err.code === "offline" ? `Cannot reach the server: ${err.message}` : refusal(name, err) || err.message,
+        "error", err.code === "name_taken" ? name : null);
       return;
     }
     this.welcome = welcome;
@@ -208,6 +233,7 @@ class App {
     const hash = new URLSearchParams(location.hash.slice(1));
     const m = location.pathname.match(/^\/r\/([^/]+)\/?$/);
     this.leaveScreen();
+    this.announcer.replaceChildren(); // what the last screen said ("Press Quit again") is not this one's
     if (m) {
       const room = decodeURIComponent(m[1]);
       const code = hash.get("code");
@@ -280,8 +306,18 @@ class App {
   }
 }
 
+/** Names to offer for one that is taken: the same with a number, within 24 characters. */
+function alternatives(name) {
+  return [2, 3, 7].map((n) => `${name.slice(0, 24 - String(n).length)}${n}`);
+}
+
 preconnect(); // the socket's handshakes meanwhile: the name prompt is up next
 const app = new App();
 // For debugging from the console only; the tests read the server's state themselves.
 globalThis.tilehall = app;
-app.askName();
+// A room's (or a replay's) link opened with one name remembered (and its key): straight in
+// as that name ("Change name" at the top offers to switch); with several, or none, ask.
+const known = names.remembered();
+const deep = /^\/r\/[^/]+\/?$/.test(location.pathname) || new URLSearchParams(location.hash.slice(1)).has("replay");
+if (deep && known.length === 1 && known[0].token) app.signIn(known[0].name);
+else app.askName();

@@ -1,13 +1,16 @@
-// The lobby: rooms to watch or join (filters, pages), a new game with every option of
-// every game (built from welcome.games, not hard-coded), a quick game, a private room by
-// its code, the player's unfinished games, high scores, ratings and finished games.
+// The lobby: first a card per game (its board's picture, one line, the buttons that start
+// it at once), built from welcome.games (games are the server's plugins: no list here);
+// every option one tap away ("More options"); a live game to watch; then rooms to watch or
+// join (filters, pages), high scores, ratings and finished games; a private room by its code.
 
-import { h, fill, field, when } from "./dom.js";
+import { h, fill, field, when, modal } from "./dom.js";
 import { dailyPanel } from "./daily.js";
+import { thumb } from "./thumbs.js";
+import { applyPatch, PatchError } from "./patch.js";
+import { loadBoard, mountBoard } from "./boards.js";
 
 const TABS = [
   ["rooms", "Rooms"],
-  ["new", "New game"],
   ["daily", "Today's deal"],
   ["scores", "High scores"],
   ["ratings", "Ratings"],
@@ -24,6 +27,8 @@ export class Lobby {
     this.destroyed = false;
     this.filters = { game: "", status: "" };
     this.pages = 0;
+    this.busy = false;
+    this.live = null; // the room shown small under "Watch a game": {room, seq, view, handle}
   }
 
   show(main) {
@@ -35,10 +40,14 @@ export class Lobby {
       return b;
     }));
     this.panel = h("div", { class: "panel" });
-    this.mineEl = h("div", { class: "mine" });
-    fill(this.root, h("h2", { id: "lobby-h", class: "visually-hidden" }, "Lobby"), this.mineEl, nav, this.panel);
+    this.mineEl = h("div", { class: "mine", hidden: true });
+    this.liveEl = h("section", { class: "live", "aria-labelledby": "live-h", hidden: true });
+    this.codeEl = h("div", { class: "code-box" });
+    fill(this.root, h("h2", { id: "lobby-h", class: "visually-hidden" }, "Lobby"),
+      this.mineEl, this.cards(), this.liveEl, nav, this.panel, this.codeEl);
     fill(main, this.root);
     this.showMine();
+    this.showCodeLink();
     this.select(TABS.some(([k]) => k === this.tab) ? this.tab : "rooms");
     // The first room list marks the lobby ready, whatever tab shows.
     if (this.tab !== "rooms") this.fetchRooms(false).catch(() => {});
@@ -47,11 +56,15 @@ export class Lobby {
   destroy() {
     this.destroyed = true;
     clearInterval(this.timer);
+    clearInterval(this.liveTimer);
+    this.dropLive(true);
+    if (this.dialog) this.dialog.close(); // a room made from it: the dialog goes with the lobby
   }
 
   resume(welcome) {
     this.showMine();
     if (this.tab === "rooms") this.fetchRooms(false).catch(() => {});
+    if (this.live) this.watchLive(this.live.room);
   }
 
   request(msg) {
@@ -67,7 +80,7 @@ export class Lobby {
     for (const [k, b] of this.tabButtons) b.setAttribute("aria-pressed", k === key ? "true" : "false");
     clearInterval(this.timer);
     this.panel.replaceChildren();
-    ({ rooms: () => this.showRooms(), new: () => this.showNew(), scores: () => this.showScores(),
+    ({ rooms: () => this.showRooms(), scores: () => this.showScores(),
       ratings: () => this.showRatings(), history: () => this.showHistory(),
       daily: () => this.panel.append(dailyPanel(this.app, this.app.dailyGame)) })[key]();
   }
@@ -81,10 +94,203 @@ export class Lobby {
     return sel;
   }
 
-  // -- my unfinished games and a private room by code -----------------------------------
+  // -- one card per game ----------------------------------------------------------------
+
+  cards() {
+    const games = [...this.app.games.values()];
+    return h("section", { class: "play", "aria-labelledby": "play-h" },
+      h("h2", { id: "play-h" }, "Play"),
+      games.length ? h("ul", { class: "game-cards" }, games.map((g) => this.card(g)))
+        : h("p", { class: "note" }, "This server offers no game."));
+  }
+
+  /** One game's card: its picture, its line, and the buttons that start it now. A solo
+   * game starts with its defaults; a game of several players against the computer, with
+   * whoever asks for it too (quick match), or with a friend the room's link is sent to. */
+  card(spec) {
+    const titleId = `card-${spec.name}`;
+    const go = (text, run, primary) => h("button", {
+      type: "button", class: primary ? "primary" : "", "aria-describedby": titleId,
+      onclick: () => this.start(run),
+    }, text);
+    const buttons = spec.max_seats <= 1
+      ? [go("Play", () => this.createAndJoin(spec, {}), true),
+        spec.daily ? h("button", { type: "button", class: "daily-card", "aria-describedby": titleId,
+          onclick: () => this.openDaily(spec.name) }, "Today's deal") : null]
+      : [
+        spec.bots && spec.bots.length ? go("Play the computer", () => this.createAndJoin(spec, { seats: [this.app.player, ...Array(Math.max(1, spec.min_seats - 1)).fill("COMP:normal")] }), true) : null,
+        go("Quick match", () => this.quickMatch(spec, {}), !(spec.bots && spec.bots.length)),
+        go("Play with a friend", () => this.createAndJoin(spec, { seats: [this.app.player, ...Array(Math.max(1, spec.min_seats - 1)).fill(null)], private: true })),
+      ];
+    return h("li", { class: "game-card", dataset: { game: spec.name } },
+      thumb(spec),
+      h("div", { class: "card-text" },
+        h("h3", { id: titleId }, spec.title),
+        spec.summary ? h("p", { class: "card-line" }, spec.summary) : null),
+      h("div", { class: "card-buttons" }, buttons,
+        h("button", { type: "button", class: "link more", "aria-haspopup": "dialog", "aria-describedby": titleId, onclick: () => this.moreOptions(spec) }, "More options")));
+  }
+
+  /** The card's "Today's deal": the deal's panel on that game (your result, the day's table,
+   * play it), where the lobby's tab shows it. */
+  openDaily(game) {
+    this.app.dailyGame = game;
+    this.select("daily");
+    this.panel.scrollIntoView({ block: "start" });
+  }
+
+  /** Run one card's start, one at a time (a second tap while the first is under way does nothing). */
+  async start(run) {
+    if (this.busy) return;
+    this.busy = true;
+    this.root.setAttribute("aria-busy", "true");
+    try {
+      await run();
+    } catch (err) {
+      if (!this.destroyed) this.app.say(err.message, "error");
+    } finally {
+      this.busy = false;
+      this.root.removeAttribute("aria-busy");
+    }
+  }
+
+  /** Make a room of `spec` (`fields`: seats, options, private), take seat 1, go there. */
+  async createAndJoin(spec, fields) {
+    const created = await this.app.conn.request({ t: "create", game: spec.name, ...fields });
+    if (created.code) this.app.codes.set(created.room, created.code);
+    const joined = await this.app.conn.request(created.code ? { t: "join", code: created.code } : { t: "join", room: created.room });
+    this.app.pendingJoined = joined;
+    this.app.go(this.app.roomPath(created.room, created.code));
+  }
+
+  async quickMatch(spec, fields) {
+    const joined = await this.app.conn.request({ t: "match", game: spec.name, ...fields });
+    this.app.pendingJoined = joined;
+    this.app.go(this.app.roomPath(joined.room));
+  }
+
+  /** Every option of `spec`, in a dialog: only those that apply to it. */
+  moreOptions(spec) {
+    this.dialog = modal(`${spec.title}: more options`, (body) => {
+      const formBody = h("div", { class: "options" });
+      const errorEl = h("p", { class: "error", role: "alert" });
+      const form = h("form", { class: "new-game" }, formBody, errorEl);
+      form.addEventListener("submit", (ev) => ev.preventDefault());
+      body.append(form);
+      this.buildGameForm(spec, formBody, errorEl);
+    });
+  }
+
+  // -- a live game to watch ---------------------------------------------------------------
+
+  /** The busiest game being played now (most people watching or playing), drawn small. */
+  async findLive() {
+    clearInterval(this.liveTimer);
+    this.liveTimer = setInterval(() => {
+      if (!document.hidden && (!this.live || this.live.view.status === "over")) this.findLive();
+    }, REFRESH_MS);
+    let reply;
+    try {
+      reply = await this.app.conn.request({ t: "rooms", status: "playing", limit: 50 });
+    } catch (_) { return; }
+    if (this.destroyed) return;
+    const people = (r) => r.spectators + r.seats.filter((s) => s.connected && !s.bot).length;
+    const best = reply.rooms.filter((r) => (!r.paused || r.paused === "unwatched") && !r.suspended && !this.mine(r) && r.room !== (this.live && this.live.room))
+      .sort((a, b) => people(b) - people(a))[0];
+    if (!best) {
+      if (!this.live) this.liveEl.hidden = true;
+      return;
+    }
+    await this.watchLive(best.room, best);
+  }
+
+  async watchLive(room, summary) {
+    let reply;
+    try {
+      reply = await this.app.conn.request({ t: "watch", room });
+    } catch (_) { return; }
+    if (this.destroyed) {
+      this.app.conn.request({ t: "leave", room }).catch(() => {});
+      return;
+    }
+    if (this.live && this.live.room === room) { // again, after a gap: the same drawing, caught up
+      this.live.seq = reply.seq;
+      this.live.view = reply.view;
+      this.updateLive(reply.view);
+      return;
+    }
+    const board = await loadBoard(reply.view.game);
+    if (this.destroyed) return;
+    this.dropLive(true);
+    // drawn at a room's size on a stage, shrunk by CSS: each board lays itself out as usual
+    const frame = h("div", { class: "live-stage" });
+    const shown = h("div", { class: "live-board", inert: true, "aria-hidden": "true" }, frame);
+    const spec = this.app.game(reply.view.game);
+    const title = spec ? spec.title : reply.view.game;
+    const seats = summary ? summary.seats.map((s) => s.name || "open").join(", ") : "";
+    this.liveInfo = h("p", { class: "live-line" });
+    fill(this.liveEl,
+      h("h2", { id: "live-h" }, "Watch a game"),
+      h("div", { class: "live-card" }, shown,
+        h("div", { class: "live-text" },
+          h("h3", {}, title), seats ? h("p", { class: "note" }, seats) : null, this.liveInfo,
+          h("button", { type: "button", class: "primary", "aria-label": `Watch ${title} ${room}`, onclick: () => this.app.go(this.app.roomPath(room)) }, "Watch"))));
+    this.liveEl.hidden = false;
+    const ctx = { game: reply.view.game, room, seat: null, readOnly: true, act: () => Promise.reject(new Error("watching")),
+      say: () => {}, prefs: { ...this.app.prefs, reducedMotion: true }, options: (summary && summary.options) || {},
+      bots: summary ? summary.seats.flatMap((s, i) => (s.bot ? [i] : [])) : null, players: summary ? summary.seats.map((s) => s.name) : [] };
+    const mounted = mountBoard(board, frame, ctx);
+    this.live = { room, seq: reply.seq, view: reply.view, handle: mounted.handle };
+    this.updateLive(reply.view);
+  }
+
+  updateLive(view) {
+    try { this.live.handle.update(view, []); } catch (err) { console.warn(err); }
+    const scores = Array.isArray(view.scores) ? view.scores.join(" – ") : "";
+    this.liveInfo.textContent = view.status === "over" ? "Game over." : scores ? `Scores ${scores}` : "";
+  }
+
+  dropLive(leave) {
+    if (!this.live) return;
+    try { this.live.handle.destroy(); } catch (_) { /* gone */ }
+    if (leave && this.app.conn && this.app.conn.online) this.app.conn.request({ t: "leave", room: this.live.room }).catch(() => {});
+    this.live = null;
+  }
+
+  /** The shell's pushes while the lobby shows: the live game's updates. */
+  onPush(frame) {
+    const live = this.live;
+    if (!live || frame.t !== "update" || frame.room !== live.room || frame.seq <= live.seq) return;
+    try {
+      if (frame.seq !== live.seq + 1) throw new PatchError("a gap"); // (updates that came while the board loaded)
+      live.view = frame.view !== undefined ? frame.view : applyPatch(live.view, frame.patch || []);
+      live.seq = frame.seq;
+    } catch (err) {
+      if (!(err instanceof PatchError)) throw err;
+      this.watchLive(live.room);
+      return;
+    }
+    this.updateLive(live.view);
+  }
+
+  // -- my unfinished games, my rating, a private room by its code ---------------------------
 
   showMine() {
     const rooms = this.app.welcome.rooms || [];
+    const ratings = Object.entries(this.app.welcome.ratings || {})
+      .filter(([, r]) => r && r.games > 0)
+      .map(([game, r]) => `${this.app.title(game)} ${r.rating.toFixed(0)} ± ${(2 * r.rd).toFixed(0)} (${games(r.games, "rated ")})`);
+    fill(this.mineEl,
+      rooms.length ? h("div", { class: "resume" }, h("h3", {}, "Your unfinished games"),
+        h("ul", { class: "plain" }, rooms.map((r) => h("li", {},
+          h("button", { type: "button", class: "primary", onclick: () => this.app.go(this.app.roomPath(r)) }, `Resume room ${r}`))))) : null,
+      ratings.length ? h("p", { class: "my-rating" }, `Your rating: ${ratings.join(", ")}`) : null);
+    this.mineEl.hidden = !this.mineEl.childElementCount;
+  }
+
+  /** "Join with a code": a small link that opens the code's form in its place. */
+  showCodeLink() {
+    const open = h("button", { type: "button", class: "link", "aria-expanded": "false" }, "Join with a code");
     const code = h("input", { type: "text", autocomplete: "off", spellcheck: "false", maxlength: "64" });
     const byCode = async (how) => {
       const c = code.value.trim();
@@ -99,22 +305,19 @@ export class Lobby {
         this.app.go(this.app.roomPath(reply.room, c));
       } catch (_) { /* said */ }
     };
-    const form = h("form", { class: "inline code-form" },
+    const form = h("form", { class: "inline code-form", hidden: true },
       field("Private room code", code), h("button", { type: "submit" }, "Join by code"),
       h("button", { type: "button", onclick: () => byCode("watch") }, "Watch by code"));
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       byCode("join");
     });
-    const ratings = Object.entries(this.app.welcome.ratings || {})
-      .filter(([, r]) => r && r.games > 0)
-      .map(([game, r]) => `${this.app.title(game)} ${r.rating.toFixed(0)} ± ${(2 * r.rd).toFixed(0)} (${r.games} rated ${r.games === 1 ? "game" : "games"})`);
-    fill(this.mineEl,
-      rooms.length ? h("div", { class: "resume" }, h("h3", {}, "Your unfinished games"),
-        h("ul", { class: "plain" }, rooms.map((r) => h("li", {},
-          h("button", { type: "button", onclick: () => this.app.go(this.app.roomPath(r)) }, `Resume room ${r}`))))) : null,
-      ratings.length ? h("p", { class: "my-rating" }, `Your rating: ${ratings.join(", ")}`) : null,
-      form);
+    open.addEventListener("click", () => {
+      form.hidden = !form.hidden;
+      open.setAttribute("aria-expanded", form.hidden ? "false" : "true");
+      if (!form.hidden) code.focus();
+    });
+    fill(this.codeEl, h("p", { class: "code-link" }, open), form);
   }
 
   // -- rooms ----------------------------------------------------------------------------
@@ -154,6 +357,10 @@ export class Lobby {
     const reply = await this.request(msg);
     if (this.destroyed) return;
     this.root.dataset.ready = "1";
+    if (!this.liveAsked) { // after the list: the lobby is usable first, the live game comes next
+      this.liveAsked = true;
+      this.findLive();
+    }
     if (this.tab !== "rooms" || !this.roomsBody) return;
     this.next = reply.next;
     this.pages = more ? this.pages + 1 : 1;
@@ -168,7 +375,7 @@ export class Lobby {
       (again || this.refreshBtn).focus();
     }
     this.moreBtn.hidden = !reply.next;
-    this.roomsNote.textContent = this.roomsBody.childElementCount ? "" : "No rooms here yet: start one in New game.";
+    this.roomsNote.textContent = this.roomsBody.childElementCount ? "" : "No rooms here yet: start a game above.";
   }
 
   roomRow(room) {
@@ -177,7 +384,8 @@ export class Lobby {
       if (!s.name) return "open";
       if (s.bot) return s.name;
       if (!s.taken) return `${s.name} (reserved)`;
-      return s.connected ? s.name : `${s.name} (away)`;
+      // a finished game's players are not "away": nobody is expected back
+      return s.connected || room.status === "over" ? s.name : `${s.name} (away)`;
     });
     const open = room.seats.some((s) => !s.taken && !s.name);
     const status = { waiting: "waiting for players", playing: room.paused ? `playing (paused: ${room.paused})` : "playing", over: "over" }[room.status] || room.status;
@@ -192,8 +400,7 @@ export class Lobby {
     } else {
       actions.push(h("button", { type: "button", "aria-label": `Replay ${label}`, onclick: () => this.app.go(`/#replay=${encodeURIComponent(room.room)}`) }, "Replay"));
     }
-    const mine = (this.app.welcome.rooms || []).includes(room.room)
-      || room.seats.some((s) => s.name === this.app.player);
+    const mine = this.mine(room);
     return h("li", { class: mine ? "room-row mine-row" : "room-row", dataset: { room: room.room } },
       h("div", { class: "room-main" },
         h("strong", {}, spec ? spec.title : room.game), " ", h("span", { class: "room-id" }, room.room),
@@ -201,6 +408,12 @@ export class Lobby {
         h("div", { class: "room-meta" }, `${status} · ${seats.join(", ")} · ${room.spectators} watching`
           + (options ? ` · ${options}` : ""))),
       h("div", { class: "room-buttons" }, actions));
+  }
+
+  /** Whether I hold a seat of `room` (a rooms entry): the room is mine to play, not to watch. */
+  mine(room) {
+    return (this.app.welcome.rooms || []).includes(room.room)
+      || room.seats.some((s) => s.name === this.app.player);
   }
 
   /** Take any open seat of a listed room, and go there. */
@@ -214,24 +427,7 @@ export class Lobby {
     }
   }
 
-  // -- a new game ------------------------------------------------------------------------
-
-  showNew() {
-    const game = this.gameSelect(false);
-    const last = sessionStorage.getItem("tilehall.newgame");
-    if (last && this.app.game(last)) game.value = last;
-    const formBody = h("div", { class: "options" });
-    const errorEl = h("p", { class: "error", role: "alert" });
-    const form = h("form", { class: "new-game" }, field("Game", game), formBody, errorEl);
-    fill(this.panel, form);
-    const build = () => {
-      sessionStorage.setItem("tilehall.newgame", game.value);
-      this.buildGameForm(this.app.game(game.value), formBody, errorEl);
-    };
-    game.addEventListener("change", build);
-    form.addEventListener("submit", (ev) => ev.preventDefault());
-    build();
-  }
+  // -- every option of a game (More options) ---------------------------------------------
 
   buildGameForm(spec, body, errorEl) {
     errorEl.textContent = "";
@@ -299,12 +495,14 @@ export class Lobby {
         errorEl.textContent = err.message;
       }
     });
+    // Only what applies: a solo game has nobody to keep out and no seats to fill.
+    const solo = !count;
     fill(body,
       spec.options.length ? h("fieldset", {}, h("legend", {}, `${spec.title} options`), controls.map((c) => c.el)) : h("p", { class: "note" }, `${spec.title} has no options.`),
       count ? h("fieldset", {}, h("legend", {}, "Players"), field("Seats", count), h("p", { class: "note" }, `Seat 1 is yours (${this.app.player}).`), seatsWrap) : null,
-      h("div", { class: "field check" }, h("label", {}, priv, " Private (only those with its link or code can join)")),
+      solo ? null : h("div", { class: "field check" }, h("label", {}, priv, " Private (only those with its link or code can join)")),
       h("div", { class: "buttons" }, create),
-      h("fieldset", {}, h("legend", {}, "Quick game"),
+      solo ? null : h("fieldset", {}, h("legend", {}, "Quick game"),
         h("p", { class: "note" }, "Play whoever else asks for this game with these options; computer players fill the seats nobody takes in time."),
         field("Computer players after (seconds)", botsAfter), field("Their level", level), quick));
   }
@@ -356,11 +554,11 @@ export class Lobby {
       let r;
       try { r = await this.request(msg); } catch (_) { return; }
       if (!again) list.replaceChildren();
-      for (const e of r.entries) list.append(h("li", {}, `${e.name}: ${e.rating.toFixed(0)} ± ${(2 * e.rd).toFixed(0)} (${e.games} games)`));
+      for (const e of r.entries) list.append(h("li", {}, `${e.name}: ${e.rating.toFixed(0)} ± ${(2 * e.rd).toFixed(0)} (${games(e.games)})`));
       if (!list.childElementCount) list.append(h("li", { class: "note" }, "Nobody has played a rated game yet."));
       next = r.next;
       more.hidden = !next;
-      mine.textContent = r.mine ? `Your rating: ${r.mine.rating.toFixed(0)} ± ${(2 * r.mine.rd).toFixed(0)} (${r.mine.games} rated games)` : "";
+      mine.textContent = r.mine ? `Your rating: ${r.mine.rating.toFixed(0)} ± ${(2 * r.mine.rd).toFixed(0)} (${games(r.mine.games, "rated ")})` : "";
     };
     game.addEventListener("change", () => load(false));
     more.addEventListener("click", () => load(true));
@@ -381,7 +579,13 @@ export class Lobby {
       if (player.value.trim()) msg.player = player.value.trim();
       if (again && next) msg.cursor = next;
       let r;
-      try { r = await this.request(msg); } catch (_) { return; }
+      try { r = await this.app.conn.request(msg); } catch (err) {
+        // said once, here: not also "has no finished games" from the list before
+        list.replaceChildren();
+        more.hidden = true;
+        note.textContent = err.message;
+        return;
+      }
       if (!again) list.replaceChildren();
       for (const g of r.rooms) list.append(this.historyRow(g));
       next = r.next;
@@ -404,6 +608,11 @@ export class Lobby {
         h("div", { class: "room-meta" }, `${players.join(", ")} · ${when(g.finished)}${g.private ? " · private" : ""}`)),
       h("div", { class: "room-buttons" }, h("button", { type: "button", "aria-label": `Replay ${label}`, onclick: () => this.app.go(`/#replay=${encodeURIComponent(g.room)}`) }, "Replay")));
   }
+}
+
+/** "1 game", "2 rated games". */
+function games(n, kind = "") {
+  return `${n} ${kind}${n === 1 ? "game" : "games"}`;
 }
 
 /** One control of a game's option, from its welcome description. */

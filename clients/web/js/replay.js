@@ -129,14 +129,19 @@ export class ReplayScreen {
       console.warn("the board failed to draw", err);
     }
     this.posEl.textContent = `Move ${r.seq} of ${r.last}`;
-    this.logEl.append(h("p", { class: "entry entry-step" }, `— ${r.seq} —`));
+    // The log tells the game up to the move shown: a step back takes away what came after.
+    for (const entry of [...this.logEl.children]) {
+      if (Number(entry.dataset.seq) >= r.seq) entry.remove();
+    }
+    const tell = (cls, text) => this.logEl.append(h("p", { class: cls, dataset: { seq: String(r.seq) } }, text));
+    tell("entry entry-step", `— ${r.seq} —`);
     for (const ev of r.events || []) {
       let text;
       try { text = this.board.describe ? this.board.describe(ev, view, r.players) : undefined; } catch (_) { text = undefined; }
       if (text === null) continue;
-      this.logEl.append(h("p", { class: "entry" }, text || generic(ev, r.players)));
+      tell("entry", text || generic(ev, r.players));
     }
-    if (r.seq === r.last && view.status === "over") this.logEl.append(h("p", { class: "entry" }, resultText(view, r.players)));
+    if (r.seq === r.last && view.status === "over") tell("entry", resultText(view, r.players));
     while (this.logEl.childElementCount > 300) this.logEl.firstElementChild.remove();
     this.logEl.scrollTop = this.logEl.scrollHeight;
     if (this.playing && r.seq >= r.last) this.stop();

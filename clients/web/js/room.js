@@ -507,9 +507,13 @@ export class RoomScreen {
       this.lastStatus = v.status;
     }
     this.showInfo();
-    if (v.status === "playing" && this.seat !== null && v.to_move === this.seat && events.length) {
-      this.app.say("Your turn.");
-    }
+    // "Your turn." when the turn comes to me in a game of several seats (in a solo game it
+    // always is); taken back once it is someone else's turn, or the game is over.
+    const myTurn = v.status === "playing" && this.seat !== null && v.to_move === this.seat;
+    const several = Array.isArray(v.scores) && v.scores.length > 1;
+    if (myTurn && several && !this.wasMyTurn) this.app.say("Your turn.");
+    else if (!myTurn) this.app.unsay("Your turn.");
+    this.wasMyTurn = myTurn; // as this seat: watching first, then seated, it is news
   }
 
   copyLink() {

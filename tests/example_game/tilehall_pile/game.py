@@ -27,6 +27,7 @@ class Pile(Game):
 
     name = "pile"
     title = "Pile"
+    summary = "Take counters in turn; whoever takes the last one loses."
     min_seats = 2
     max_seats = 4
     options = (

@@ -19,7 +19,7 @@ export const SYMBOLS = WORDS.tiles.ishido.symbols;
 const KEYS = [
   ["arrows, h j k l", "move the cursor"],
   ["space, enter", "place the stone on the cursor's square"],
-  ["tab (on the board: n, N)", "next / previous square where the stone fits"],
+  ["n, N", "next / previous square where the stone fits (Tab leaves the board)"],
   ["i", "help: the best square for this stone (counted)"],
   ["u", "take the last stone back (no record table)"],
   ["Q", "end the game (press twice)"],
@@ -149,7 +149,7 @@ export function mount(root, ctx) {
     }
     const stone = view.current;
     current.replaceChildren(
-      h("span", { class: "tb-current-label", text: view.status === "over" && stone ? "Stuck stone" : "Stone to place" }),
+      h("span", { class: "tb-current-label", text: view.status === "over" ? (stone && !(view.result && view.result.reason === "quit") ? "Stuck stone" : "Stone left") : "Stone to place" }),
       stone ? stoneEl(stone, symbols) : h("span", { text: "none" }),
       h("span", { class: "tb-current-name", text: stone ? stoneName(stone) : "" }),
     );
@@ -171,8 +171,8 @@ export function mount(root, ctx) {
     }
     const result = view.result;
     if (result) {
-      const over = result.won ? "You won!" : result.reason === "quit" ? "Game over: you ended it" : "Game over: the stone fits nowhere";
-      items.push(h("div", { class: "tb-over", text: `${over} ${result.left ?? 0} left, end bonus ${result.end_bonus ?? 0}.` }));
+      const over = result.won ? "You won!" : result.reason === "quit" ? "Game over: you ended it." : "Game over: the stone fits nowhere.";
+      items.push(h("div", { class: "tb-over", text: `${over} ${plural(result.left ?? 0, "stone")} left, end bonus ${result.end_bonus ?? 0}.` }));
     }
     side.replaceChildren(...items.filter(Boolean));
     const mine = !ctx.readOnly && ctx.seat !== null && playing;

@@ -86,6 +86,7 @@ export function mount(root, ctx) {
     aspect: 0.78,
     keys: KEYS,
     tileEl,
+    tileLabel,
     tileName,
     panel,
     controls(controls, api) {

@@ -229,7 +229,9 @@ export function mount(root, ctx) {
     if (picked === null) {
       const v = valueAt(r, c);
       const kind = ((view.squares || [])[r] || [])[c];
-      ctx.say(v !== null ? `${cellName([r, c])} holds ${v}.` : `Pick a rack tile first${kind ? ` (${cellName([r, c])} is a ${SQUARE_NAMES[kind]} square)` : ""}.`);
+      const watching = ctx.readOnly || ctx.seat === null;
+      const what = kind ? `${cellName([r, c])} is a ${SQUARE_NAMES[kind]} square` : `${cellName([r, c])} is empty`;
+      ctx.say(v !== null ? `${cellName([r, c])} holds ${v}.` : watching ? `${what}.` : `Pick a rack tile first${kind ? ` (${what})` : ""}.`);
       return;
     }
     placeTile(picked, r, c);
@@ -298,7 +300,8 @@ export function mount(root, ctx) {
         const cell = grid.cell(r, c);
         cell.className = `tb-cell tb-sq${kind ? ` tb-sq-${{ "3x": "x3", "2x": "x2" }[kind] || "op"}` : ""}${grid.cursor[0] === r && grid.cursor[1] === c ? " tb-cursor" : ""}`;
         const name = cellName([r, c]);
-        const kindWords = kind ? `, ${SQUARE_NAMES[kind]} square` : "";
+        // the name holds what the square shows ("3x"): a voice user says what they see
+        const kindWords = kind ? `, ${SQUARE_LABELS[kind]}: ${SQUARE_NAMES[kind]} square` : "";
         if (has) {
           const cls = `tb-number${{ p: " tb-pending", t: " tb-this-turn", r: " tb-recent" }[look] || ""}`;
           const tile = cell.firstElementChild;
@@ -565,7 +568,9 @@ export function describe(ev, view, names) {
       return ev.seat === view?.seat ? "Your turn." : `${Who}'s turn.`;
     case "quit_vote": {
       const votes = (ev.votes || []).map((s) => seatName(s, view, names)).join(", ") || "nobody";
-      return `${Who} ${ev.vote ? "votes" : "no longer votes"} to quit (votes: ${votes}).`;
+      const you = ev.seat === view?.seat;
+      const verb = ev.vote ? (you ? "vote" : "votes") : (you ? "no longer vote" : "no longer votes");
+      return `${Who} ${verb} to quit (votes: ${votes}).`;
     }
     case "game_over":
       return `Game over (${ev.reason === "quit" ? "everyone voted to quit" : "no more moves"}): scores ${(ev.scores || []).join(", ")}.`;

@@ -148,7 +148,11 @@ export function mountShisen(root, ctx, spec) {
             cell.classList.remove("tb-empty");
             const tile = spec.tileEl(kind);
             cell.replaceChildren(tile);
-            cell.setAttribute("aria-label", `${name}, ${spec.tileName(kind)}${isSel ? ", selected" : ""}${hintCells.has(key) ? ", hinted" : isMark ? ", marked" : ""}`);
+            // the name holds what the tile shows ("6c"), then what it is ("6 of characters")
+            const shown = spec.tileLabel ? spec.tileLabel(kind) : "";
+            const named = spec.tileName(kind);
+            const words = shown && !named.includes(shown) ? `${shown}, ${named}` : named;
+            cell.setAttribute("aria-label", `${name}, ${words}${isSel ? ", selected" : ""}${hintCells.has(key) ? ", hinted" : isMark ? ", marked" : ""}`);
           }
         }
       }
