@@ -21,6 +21,10 @@ wall (``perf_counter``) and CPU of the thinking thread (``thread_time``)
 around each ``choose``: wall time grows with the machine's load, CPU time
 does not.
 
+``--level=master`` (the ``[search]`` extra) compiles its kernels, or loads
+them from Numba's cache in the data directory, before the first game, so no
+move's think time includes a compile.
+
 ``--set`` plays a variant of the level: each ``name=value`` overrides one of
 the bot class's tuning attributes (``--set=ready_cap=3,finalists=6``; values
 are Python literals, so ``--set=window_base=(0.0,0.0,4.0,12.0,30.0)`` works
@@ -47,7 +51,9 @@ from typing import Any, NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tilehall.protocol import Status
-from tilehall.server.bots.lines import BOTS
+from tilehall.server.bots import lines_master
+from tilehall.server.bots.lines_master import BOTS
+from tilehall.server.config import default_data_dir
 from tilehall.server.games.lines import Lines
 
 CL98: dict[str, Any] = {
@@ -98,6 +104,9 @@ def play(
     tweaks: dict[str, Any] | None = None,
 ) -> Game:
     """One game, with the think time of every move."""
+    if level == "master":
+        # Compiled (or loaded from the cache) before the game, never in a move's time.
+        lines_master.warm(default_data_dir() / "numba")
     game = Lines(options=options, seats=1, rng=random.Random(seed), now=0.0)
     cls = BOTS[level]
     if tweaks:
@@ -163,6 +172,9 @@ def main() -> None:
         f"{jobs} job(s){f', variant {tweaks}' if tweaks else ''}",
         flush=True,
     )
+    if level == "master":
+        # Once here, so that the workers find the compiled kernels in the cache.
+        print(f"master: kernels ready in {lines_master.warm(default_data_dir() / 'numba'):.1f} s")
     tasks = [
         (seed, level, budget, max_moves, options, tweaks) for seed in range(first, first + games)
     ]
