@@ -131,7 +131,9 @@ def test_a_throw_lands_on_empty_cells_or_ends_the_game(case, throw, seed) -> Non
     board = arr(cells)
     state = arr([seed + 1])
     scratch = [np.zeros(size, dtype=np.int64) for _ in range(3)]
-    gone = KERNEL.throw_chips(board, width, height, min_line, 3, throw, arr([2]), 1, state, *scratch)
+    gone = KERNEL.throw_chips(
+        board, width, height, min_line, 3, throw, arr([2]), 1, state, *scratch
+    )
     free = cells.count(0)
     if free < throw:
         assert gone == -1
