@@ -196,7 +196,10 @@ def table_gain(
 
     The room counts the run and the empty cells just beyond it (not chips of
     the colour past those), so it can be a little smaller than
-    :func:`cell_gain`'s; the rollout policy can live with that.
+    :func:`cell_gain`'s. Unlike :func:`cell_gain` it also charges for the runs
+    of other colours the chip would cut: ``shape[min_line + n]`` for a run of
+    ``n`` such chips touching the cell (both sides' runs together when they
+    are of one colour).
     """
     size = width * height
     row = cell // width
@@ -210,8 +213,14 @@ def table_gain(
         # Behind the cell: chips of the colour ending next to it, then empties.
         r = row - dr
         c = col - dc
+        other = 0
+        blocked = 0
         if 0 <= r < height and 0 <= c < width:
             p = r * width + c
+            if board[p] != colour and board[p] != 0:
+                other = board[p]
+                blocked = runs[d * size + p]
+                total -= shape[min_line + min(blocked, min_line - 1)]
             a = runs[d * size + p] if board[p] == colour else 0
             run += a
             room += a
@@ -223,6 +232,13 @@ def table_gain(
         c = col + dc
         if 0 <= r < height and 0 <= c < width:
             q = r * width + c
+            if board[q] != colour and board[q] != 0:
+                ahead = runs[(4 + d) * size + q]
+                if board[q] == other:
+                    # Between two runs of one other colour: their line is cut.
+                    total += shape[min_line + min(blocked, min_line - 1)]
+                    ahead += blocked
+                total -= shape[min_line + min(ahead, min_line - 1)]
             b = runs[(4 + d) * size + q] if board[q] == colour else 0
             run += b
             room += b
@@ -520,7 +536,7 @@ def policy_move(
             if pick < 0:
                 s = opts[3 * j]
                 t = best_cell[opts[3 * j + 2] * (colours + 1) + board[s]]
-                return s * size + t
+                return int(s * size + t)
     return -1
 
 
@@ -540,13 +556,16 @@ def rollout(
     shape: Array,
     weights: Array,
     empty_weight: int,
+    potential: int,
     state: Array,
     scratch: Array,
 ) -> int:
     """Play ``src -> dst`` on ``board`` (changed in place), then ``depth`` policy moves.
 
-    The value is the points scored on the way, plus ``empty_weight`` per empty
-    cell at the end, or :data:`LOST` plus the points when the game ended. The
+    The value is the points scored on the way (100 a point), plus ``empty_weight``
+    per empty cell at the end and ``potential`` % of what the chips left are
+    worth to their lines (:func:`table_gain`), or :data:`LOST` plus the points
+    when the game ended. The
     first throw has the ``known`` colours (the preview), later ones are drawn.
     """
     size = width * height
@@ -615,10 +634,15 @@ def rollout(
         if gone:
             points += gone + gone * (gone - min_line)
     free = 0
+    worth = 0
+    if potential:
+        run_tables(board, width, height, runs)
     for i in range(size):
         if board[i] == 0:
             free += 1
-    return points * 100 + empty_weight * free
+        elif potential:
+            worth += table_gain(board, width, height, min_line, i, board[i], shape, runs)
+    return points * 100 + empty_weight * free + potential * worth // 100
 
 
 def rollouts(
@@ -638,6 +662,7 @@ def rollouts(
     shape: Array,
     weights: Array,
     empty_weight: int,
+    potential: int,
 ) -> int:
     """The sum of ``count`` rollout values of ``src -> dst``; rollout ``i`` seeds ``seed + i``.
 
@@ -672,6 +697,7 @@ def rollouts(
             shape,
             weights,
             empty_weight,
+            potential,
             state,
             scratch,
         )
@@ -684,13 +710,16 @@ def root_moves(
     """Every legal move with its one-move score; ``out`` gets (score, src, dst) triples.
 
     The score is the gain at the target minus the chip's worth where it stands,
-    both valued without the chip (:func:`cell_gain`), exact for every move.
-    Returns the number of moves.
+    as the rollout policy scores them (:func:`table_gain`), but with the target
+    valued on the board without the chip. Returns the number of moves.
     """
     size = width * height
     comp = np.empty(size, dtype=np.int64)
     stack = np.empty(size, dtype=np.int64)
+    runs = np.empty(16 * size, dtype=np.int64)
+    without = np.empty(16 * size, dtype=np.int64)
     components(board, width, height, comp, stack)
+    run_tables(board, width, height, runs)
     count = 0
     for s in range(size):
         k = board[s]
@@ -720,15 +749,17 @@ def root_moves(
                 regions[n] = comp[nb]
         if regions.max() < 0:
             continue
-        loss = cell_gain(board, width, height, min_line, s, k, shape)
+        loss = table_gain(board, width, height, min_line, s, k, shape, runs)
         board[s] = 0
+        run_tables(board, width, height, without)
         for t in range(size):
             if board[t] != 0 or t == s:
                 continue
             region = comp[t]
             if region not in (regions[0], regions[1], regions[2], regions[3]):
                 continue
-            out[3 * count] = cell_gain(board, width, height, min_line, t, k, shape) - loss
+            gain = table_gain(board, width, height, min_line, t, k, shape, without)
+            out[3 * count] = gain - loss
             out[3 * count + 1] = s
             out[3 * count + 2] = t
             count += 1

@@ -44,7 +44,7 @@ from tilehall.protocol import Status
 from tilehall.server.bots import level_missing
 from tilehall.server.bots.base import Bot
 from tilehall.server.bots.lines import BOTS as PLAIN_BOTS
-from tilehall.server.bots.lines import HardLinesBot
+from tilehall.server.bots.lines import Candidate, Geometry, HardLinesBot
 
 __all__ = [
     "BOTS",
@@ -131,7 +131,8 @@ def warm(cache_dir: Path | None = None) -> float:
 
         if cache_dir is not None:
             cache_dir.mkdir(parents=True, exist_ok=True)
-            numba.config.CACHE_DIR = str(cache_dir)
+            # Read when a cached function is made (below), so set first.
+            setattr(numba.config, "CACHE_DIR", str(cache_dir))  # noqa: B010 - untyped module
         plain = kernel(False)
         spec = importlib.util.spec_from_file_location(
             "tilehall.server.bots._lines_kernel_compiled", plain.__file__
@@ -209,7 +210,7 @@ def _exercise(module: ModuleType) -> None:
     module.root_moves(board, 5, 5, 5, shape, out)
     weights = np.array(bot.softmax_table(), dtype=np.int64)
     known = np.array([1, 2, 3], dtype=np.int64)
-    module.rollouts(board, 5, 5, 5, 3, 3, known, 0, 0, 4, 2, 3, 1, shape, weights, 10)
+    module.rollouts(board, 5, 5, 5, 3, 3, known, 0, 0, 4, 2, 3, 1, shape, weights, 10, 10)
 
 
 class MasterLinesBot(HardLinesBot):
@@ -224,16 +225,27 @@ class MasterLinesBot(HardLinesBot):
     think_setting: ClassVar[str] = "search_think"
     stages: ClassVar[tuple[tuple[int, int], ...]] = ((30, 10), (10, 40), (3, 150))
     """(candidates kept, rollouts each) per round of the successive halving."""
-    depth: ClassVar[int] = 20
+    depth: ClassVar[int] = 10
     """Policy moves per rollout after the candidate move."""
     shape: ClassVar[tuple[int, ...]] = (0, 20, 80, 400, 2000, 10000, 50000)
     """Policy worth of a run of 0, 1, 2... chips with room for a line (cut to min_line)."""
-    temperature: ClassVar[float] = 5.0
+    cut: ClassVar[tuple[int, ...]] = (0, 2, 10, 50, 250, 1250, 6250)
+    """Policy cost of cutting off a run of 0, 1, 2... chips of another colour."""
+    temperature: ClassVar[float] = 4.0
     """Softmax temperature of the rollout policy, in the units of ``shape``."""
-    empty_weight: ClassVar[int] = 20
+    empty_weight: ClassVar[int] = 150
     """Rollout worth of an empty cell at its end (a point is 100)."""
+    potential: ClassVar[int] = 0
+    """Per cent of the line worth of the chips left at a rollout's end added to its value."""
     static_weight: ClassVar[float] = 0.05
     """Weight of the one-move score beside the rollouts' mean (breaks near-ties)."""
+    hybrid: ClassVar[bool] = True
+    """Search as ``hard`` does, then weigh its finalists by rollouts (:meth:`lookahead`);
+    False: the successive halving of :meth:`search` over every legal move."""
+    rollouts: ClassVar[int] = 30
+    """Rollouts per finalist (``hybrid``)."""
+    rollout_weight: ClassVar[float] = 20.0
+    """What a point of a finalist's mean rollout value adds to ``hard``'s value of it."""
     compiled: bool | None = None
 
     def __init__(
@@ -241,13 +253,92 @@ class MasterLinesBot(HardLinesBot):
     ) -> None:
         super().__init__(rng=rng, budget=budget)
         self.compiled = compiled
+        self._kern: ModuleType | None = None
+
+    def lookahead(
+        self,
+        finalists: list[Candidate],
+        geo: Geometry,
+        view: dict[str, Any],
+        w_val: list[float],
+        start: float,
+    ) -> tuple[int, int]:
+        """``hard``'s mean over sampled throws, plus rollouts of every finalist.
+
+        The rollouts see further than one throw: a finalist that often loses
+        the game within ``depth`` moves, or scores less on the way, falls back.
+        """
+        import numpy as np
+
+        kern = self._kern
+        if kern is None:
+            return super().lookahead(finalists, geo, view, w_val, start)
+        throw = view["throw"]
+        colours = view["colours"]
+        known = view.get("next")
+        order = list(range(geo.size))
+        rng = self.rng
+        deadline = start + self.budget * 0.8
+        totals = [0.0] * len(finalists)
+        rounds = 0
+        while rounds < self.samples and time.perf_counter() < deadline:
+            rng.shuffle(order)
+            cols = list(known) if known else [rng.randint(1, colours) for _ in range(throw)]
+            for n, cand in enumerate(finalists):
+                if cand.points:
+                    totals[n] += cand.value
+                else:
+                    totals[n] += self.after_throw(cand, geo, w_val, order, cols)
+            rounds += 1
+        values = [t / rounds if rounds else f.value for t, f in zip(totals, finalists, strict=True)]
+        width, height, min_line = view["width"], view["height"], view["min_line"]
+        board = np.array([v for row in view["board"] for v in row], dtype=np.int64)
+        shape = np.array(self.shape_for(min_line), dtype=np.int64)
+        weights = np.array(self.softmax_table(), dtype=np.int64)
+        seed = rng.randrange(1 << 28)
+        deadline = start + self.budget
+        for n, cand in enumerate(finalists):
+            if time.perf_counter() > deadline:
+                # Out of time: the finalists not played out keep hard's value alone,
+                # so compare only those that were.
+                values = values[:n] if n else values
+                break
+            total = kern.rollouts(
+                board,
+                width,
+                height,
+                min_line,
+                colours,
+                throw,
+                np.array(known or [], dtype=np.int64),
+                int(view.get("streak", 0)),
+                cand.src,
+                cand.dst,
+                self.rollouts,
+                self.depth,
+                seed,
+                shape,
+                weights,
+                self.empty_weight,
+                self.potential,
+            )
+            values[n] += self.rollout_weight * int(total) / self.rollouts / 100
+        best = max(range(len(values)), key=lambda n: values[n])
+        return finalists[best].src, finalists[best].dst
 
     @classmethod
     def shape_for(cls, min_line: int) -> list[int]:
-        """``shape`` cut or stretched to ``min_line`` entries (a longer line: x3 a chip)."""
-        values = list(cls.shape[:min_line])
-        while len(values) < min_line:
-            values.append(values[-1] * 3)
+        """The kernels' ``shape``: ``min_line`` worths of runs, then as many costs of cuts.
+
+        Both are ``shape`` and ``cut`` cut or stretched to ``min_line`` entries
+        (a longer line: x3 a chip).
+        """
+        values = []
+        for table in (cls.shape, cls.cut):
+            row = list(table[:min_line])
+            while len(row) < min_line:
+                row.append(row[-1] * 3)
+            values.extend(row)
         return values
 
     @classmethod
@@ -270,6 +361,12 @@ class MasterLinesBot(HardLinesBot):
                 warm_in_background(_cache_dir[0] if _cache_dir else None)
                 return super().choose(view)
             use_compiled = True
+        if self.hybrid:
+            self._kern = kernel(use_compiled)
+            try:
+                return super().choose(view)
+            finally:
+                self._kern = None
         start = time.perf_counter()
         width = view["width"]
         move = self.search(view, kernel(use_compiled), start)
@@ -330,6 +427,7 @@ class MasterLinesBot(HardLinesBot):
                     shape,
                     weights,
                     self.empty_weight,
+                    self.potential,
                 )
                 value = int(total) / rollouts + self.static_weight * static
                 scored.append((value, static, src, dst))

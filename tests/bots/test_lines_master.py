@@ -45,8 +45,16 @@ def shape_for(min_line: int) -> Any:
 
 
 class Quick(lm.MasterLinesBot):
-    """A schedule small enough for the plain kernels (the real one takes minutes there)."""
+    """Rollouts few enough for the plain kernels (the real count takes minutes there)."""
 
+    rollouts = 3
+    depth = 4
+
+
+class QuickSearch(lm.MasterLinesBot):
+    """The successive halving over every move (``hybrid`` off), on a small schedule."""
+
+    hybrid = False
     stages = ((6, 2), (3, 3), (2, 4))
     depth = 4
 
@@ -160,16 +168,17 @@ def test_rollouts_are_seeded_and_leave_the_board_alone() -> None:
     args = (9, 9, 5, 7, 3, arr(view["next"]), 0, src, dst, 3, 5)
 
     def total(seed: int) -> int:
-        return int(KERNEL.rollouts(board, *args, seed, shape_for(5), weights, 20))
+        return int(KERNEL.rollouts(board, *args, seed, shape_for(5), weights, 20, 10))
 
     assert total(11) == total(11)
     assert {total(seed) for seed in range(6)} != {total(11)}  # the seed matters
     assert board.tolist() == before
 
 
-def test_the_plain_search_plays_a_legal_move() -> None:
+@pytest.mark.parametrize("cls", [Quick, QuickSearch])
+def test_the_plain_search_plays_a_legal_move(cls) -> None:
     for view in positions(2, 5):
-        action = Quick(rng=random.Random(1), budget=60.0, compiled=False).choose(view)
+        action = cls(rng=random.Random(1), budget=60.0, compiled=False).choose(view)
         assert action is not None
         board = [v for row in view["board"] for v in row]
         src = action["from"][0] * 9 + action["from"][1]
@@ -195,10 +204,11 @@ def test_without_numba_master_is_refused_naming_the_extra() -> None:
 def test_compiled_and_plain_choose_the_same_moves(tmp_path) -> None:
     lm.warm(tmp_path / "numba")
     chosen = 0
-    for seed in (1, 2):
-        for view in positions(3, seed):
-            plain = Quick(rng=random.Random(seed), budget=60.0, compiled=False).choose(view)
-            compiled = Quick(rng=random.Random(seed), budget=60.0, compiled=True).choose(view)
-            assert plain == compiled
-            chosen += 1
-    assert chosen == 6
+    for cls in (Quick, QuickSearch):
+        for seed in (1, 2):
+            for view in positions(3, seed):
+                plain = cls(rng=random.Random(seed), budget=60.0, compiled=False).choose(view)
+                compiled = cls(rng=random.Random(seed), budget=60.0, compiled=True).choose(view)
+                assert plain == compiled
+                chosen += 1
+    assert chosen == 12
