@@ -15,7 +15,8 @@ Game ``i`` uses engine seed ``first + i``; the bot gets its own RNG (seeded
 apart from the engine's, so its sampled throws cannot mirror the real ones).
 ``--jobs N`` plays N games at once in worker processes; each game's line is
 printed as it ends (so a run cut short still says what it saw), then the
-figures: mean score with a 95 % confidence interval (normal approximation,
+figures (of the games done so far, if the run is interrupted with SIGINT): mean
+score with a 95 % confidence interval (normal approximation,
 ``1.96 s / sqrt(n)``), median, moves per game, and think time per move, both
 wall (``perf_counter``) and CPU of the thinking thread (``thread_time``)
 around each ``choose``: wall time grows with the machine's load, CPU time
@@ -181,16 +182,23 @@ def main() -> None:
     done: list[Game] = []
     wall_start = time.perf_counter()
     with multiprocessing.Pool(jobs) as pool:
-        for result in pool.imap_unordered(_play, tasks):
-            done.append(result)
-            if not quiet:
-                print(
-                    f"  seed {result.seed}: score {result.score}, {len(result.wall)} moves"
-                    f"{' (stopped, still alive)' if result.stopped else ''}, think mean "
-                    f"{1000 * statistics.mean(result.cpu):.1f} ms CPU, "
-                    f"{1000 * statistics.mean(result.wall):.1f} ms wall",
-                    flush=True,
-                )
+        try:
+            for result in pool.imap_unordered(_play, tasks):
+                done.append(result)
+                if not quiet:
+                    print(
+                        f"  seed {result.seed}: score {result.score}, {len(result.wall)} moves"
+                        f"{' (stopped, still alive)' if result.stopped else ''}, think mean "
+                        f"{1000 * statistics.mean(result.cpu):.1f} ms CPU, "
+                        f"{1000 * statistics.mean(result.wall):.1f} ms wall",
+                        flush=True,
+                    )
+        except KeyboardInterrupt:
+            # A long run cut short (Ctrl-C, or kill -INT): the figures of the games done.
+            pool.terminate()
+            print(f"interrupted: {len(done)} of {games} games done", flush=True)
+            if not done:
+                raise
     scores = [g.score for g in done]
     moves = [len(g.wall) for g in done]
     wall = [t for g in done for t in g.wall]
