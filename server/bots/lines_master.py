@@ -1,30 +1,39 @@
 """The Lines ``master`` bot: a rollout search compiled by Numba (the ``[search]`` extra).
 
 Pure Python tops out near 350 points a game on the Color Lines 98 settings
-(the ``hard`` bot); a search that plays each candidate move out many times
-reaches thousands, but only at compiled speed. So this level is optional: its
-inner loops (:mod:`.lines_kernel`) are written in the subset Numba compiles,
-and the level is offered only where ``pip install 'tilehall[search]'`` brought
-Numba. The same kernels run as plain Python too (slowly), which is how the
-tests check that the compiled run chooses the very moves the plain one does.
+(the ``hard`` bot); colorlines98ai's search, which plays each candidate move
+out many times, reaches thousands on Color Lines 98, but only at compiled
+speed. So this level is optional: its inner loops (:mod:`.lines_kernel`) are
+written in the subset Numba compiles, and the level is offered only where
+``pip install 'tilehall[search]'`` brought Numba. The same kernels run as
+plain Python too (slowly), which is how the tests check that the compiled run
+chooses the very moves the plain one does.
 
-The search (successive halving, as colorlines98ai's "tournament"):
+The search (``hybrid``, the default) is ``hard``'s, with one more judge:
 
-1. Every legal move gets its one-move score (:func:`.lines_kernel.root_moves`).
-2. The best ``stages[0][0]`` play ``stages[0][1]`` rollouts each; the best
-   ``stages[1][0]`` of those play ``stages[1][1]`` more, and so on. A rollout
-   plays the move, then ``depth`` moves of a softmax policy against random
-   throws (the first throw with the previewed colours), and is worth its
-   points, the free room left, or a heavy loss if the game ended in it. Every
-   candidate faces the same throws (common random numbers).
-3. The move with the best mean, plus ``static_weight`` times its one-move
-   score, is played.
+1. ``hard`` prunes the legal moves, plays the best out exactly and averages
+   its evaluation over sampled throws for its finalists.
+2. Each finalist is then played out ``rollouts`` times by the kernels: the
+   move, then ``depth`` moves of a softmax policy against random throws (the
+   first throw with the previewed colours). A rollout is worth its points,
+   the free room it leaves (and, with ``potential``, its chips' line worth),
+   or a heavy loss if the game
+   ended in it; every finalist faces the same throws (common random numbers).
+3. The finalist with the best ``hard`` value plus ``rollout_weight`` times its
+   mean rollout (in points) is played.
+
+With ``hybrid`` off it is a pure rollout search as colorlines98ai's
+"tournament": every legal move's one-move score (:func:`.lines_kernel.root_moves`),
+then successive halving (``stages``: the best few get rollouts, the best of
+those more). On seeded Color Lines 98 games that measured weaker than ``hard``
+(180 to 260 points against about 350; ``docs/rules/lines.md``), so it is kept
+for probes (``bench/lines_bot.py --set=hybrid=False``), not played.
 
 Compiling takes seconds, so it happens once, at start-up or in the background
 (:func:`warm`), with Numba's cache in the server's data directory; until it is
 done a ``master`` seat plays as ``hard`` does rather than stall a turn. The
-think time is capped by ``budget``: a stage that would run past it is cut
-short and the best move measured so far is played.
+think time is capped by ``budget`` (the server's ``search_think``): finalists
+not played out by then are left out of the comparison.
 """
 
 from __future__ import annotations
@@ -214,7 +223,7 @@ def _exercise(module: ModuleType) -> None:
 
 
 class MasterLinesBot(HardLinesBot):
-    """The master bot: successive-halving rollout search over compiled kernels.
+    """The master bot: ``hard``'s search, its finalists weighed by compiled rollouts.
 
     ``compiled=False`` runs the plain kernels (tests; far too slow to play).
     Without the compiled kernels ready, and not asked for the plain ones, it
