@@ -9,6 +9,7 @@ importing, and both sides of that are checked: the one this venv has.
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
@@ -212,3 +213,15 @@ def test_compiled_and_plain_choose_the_same_moves(tmp_path) -> None:
                 assert plain == compiled
                 chosen += 1
     assert chosen == 12
+
+
+def test_a_spent_budget_plays_hard_s_best_without_rollouts() -> None:
+    """With no time left the finalists keep hard's values: its first choice is played."""
+    for view in positions(2, 7):
+        spent = lm.MasterLinesBot(rng=random.Random(3), budget=0.0, compiled=False)
+        start = time.perf_counter()
+        action = spent.choose(view)
+        # The real schedule on the plain kernels would take minutes.
+        assert time.perf_counter() - start < 5.0
+        hard = HardLinesBot(rng=random.Random(3), budget=0.0).choose(view)
+        assert action == hard
