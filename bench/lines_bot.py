@@ -15,11 +15,16 @@ Game ``i`` uses engine seed ``first + i``; the bot gets its own RNG (seeded
 apart from the engine's, so its sampled throws cannot mirror the real ones).
 ``--jobs N`` plays N games at once in worker processes; each game's line is
 printed as it ends (so a run cut short still says what it saw), then the
-figures: mean score with a 95 % confidence interval (normal approximation,
+figures (of the games done so far, if the run is interrupted with SIGINT): mean
+score with a 95 % confidence interval (normal approximation,
 ``1.96 s / sqrt(n)``), median, moves per game, and think time per move, both
 wall (``perf_counter``) and CPU of the thinking thread (``thread_time``)
 around each ``choose``: wall time grows with the machine's load, CPU time
 does not.
+
+``--level=master`` (the ``[search]`` extra) compiles its kernels, or loads
+them from Numba's cache in the data directory, before the first game, so no
+move's think time includes a compile.
 
 ``--set`` plays a variant of the level: each ``name=value`` overrides one of
 the bot class's tuning attributes (``--set=ready_cap=3,finalists=6``; values
@@ -47,7 +52,9 @@ from typing import Any, NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tilehall.protocol import Status
-from tilehall.server.bots.lines import BOTS
+from tilehall.server.bots import lines_master
+from tilehall.server.bots.lines_master import BOTS
+from tilehall.server.config import default_data_dir
 from tilehall.server.games.lines import Lines
 
 CL98: dict[str, Any] = {
@@ -98,6 +105,9 @@ def play(
     tweaks: dict[str, Any] | None = None,
 ) -> Game:
     """One game, with the think time of every move."""
+    if level == "master":
+        # Compiled (or loaded from the cache) before the game, never in a move's time.
+        lines_master.warm(default_data_dir() / "numba")
     game = Lines(options=options, seats=1, rng=random.Random(seed), now=0.0)
     cls = BOTS[level]
     if tweaks:
@@ -163,22 +173,32 @@ def main() -> None:
         f"{jobs} job(s){f', variant {tweaks}' if tweaks else ''}",
         flush=True,
     )
+    if level == "master":
+        # Once here, so that the workers find the compiled kernels in the cache.
+        print(f"master: kernels ready in {lines_master.warm(default_data_dir() / 'numba'):.1f} s")
     tasks = [
         (seed, level, budget, max_moves, options, tweaks) for seed in range(first, first + games)
     ]
     done: list[Game] = []
     wall_start = time.perf_counter()
     with multiprocessing.Pool(jobs) as pool:
-        for result in pool.imap_unordered(_play, tasks):
-            done.append(result)
-            if not quiet:
-                print(
-                    f"  seed {result.seed}: score {result.score}, {len(result.wall)} moves"
-                    f"{' (stopped, still alive)' if result.stopped else ''}, think mean "
-                    f"{1000 * statistics.mean(result.cpu):.1f} ms CPU, "
-                    f"{1000 * statistics.mean(result.wall):.1f} ms wall",
-                    flush=True,
-                )
+        try:
+            for result in pool.imap_unordered(_play, tasks):
+                done.append(result)
+                if not quiet:
+                    print(
+                        f"  seed {result.seed}: score {result.score}, {len(result.wall)} moves"
+                        f"{' (stopped, still alive)' if result.stopped else ''}, think mean "
+                        f"{1000 * statistics.mean(result.cpu):.1f} ms CPU, "
+                        f"{1000 * statistics.mean(result.wall):.1f} ms wall",
+                        flush=True,
+                    )
+        except KeyboardInterrupt:
+            # A long run cut short (Ctrl-C, or kill -INT): the figures of the games done.
+            pool.terminate()
+            print(f"interrupted: {len(done)} of {games} games done", flush=True)
+            if not done:
+                raise
     scores = [g.score for g in done]
     moves = [len(g.wall) for g in done]
     wall = [t for g in done for t in g.wall]

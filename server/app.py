@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilehall.protocol import ErrorCode, ProtocolError, decode
+from tilehall.server.bots import lines_master
 from tilehall.server.build import build_name
 from tilehall.server.clock import Clock
 from tilehall.server.config import Config, add_options, read_options, read_secret
@@ -93,6 +94,7 @@ class Server:
         The data directory is made private first (0700), before anything is written in it.
         """
         private_dir(self.config.data_dir)
+        self._search_start()
         self.store = await open_store(
             self.config.db_url, password=read_secret(self.config.db_password_file)
         )
@@ -157,6 +159,22 @@ class Server:
             type(asyncio.get_running_loop()).__module__.split(".")[0],
             build_name(),
         )
+
+    def _search_start(self) -> None:
+        """Say whether Lines ``master`` is offered; start its compile (in the background)."""
+        version = lines_master.numba_version()
+        if version is None:
+            log.info("lines master: not offered (%s)", lines_master.EXTRA_HINT)
+            return
+        cache = self.config.data_dir / "numba"
+        when = self.config.search_compile
+        log.info(
+            "lines master: offered (numba %s); compiles %s in the background, cache in %s",
+            version,
+            "now" if when == "start" else "when first asked for",
+            cache,
+        )
+        lines_master.configure(cache, start=when == "start")
 
     @property
     def page_url(self) -> str:

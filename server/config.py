@@ -224,6 +224,12 @@ class Limits:
         deleted (their results and high scores stay). 0: kept for ever.""",
     )
     bot_think: float = setting(0.25, doc="Seconds of thinking a COMP seat gets per decision.")
+    search_think: float = setting(
+        0.35,
+        doc="""Seconds a COMP seat of a compiled search level (Lines ``master``, the ``search``
+        extra) may think per move at most; its search is sized to take well under half of
+        it (mean 150 ms, p95 400 ms or less).""",
+    )
     bot_delay: float = setting(
         0.3, doc="Pause before a COMP move so that people can follow the game."
     )
@@ -245,6 +251,14 @@ class Config:
         None,
         doc="""The port of the admin listener; None (0 on the command line): the game port + 1,
         or a free port when the game port is 0.""",
+    )
+    search_compile: str = setting(
+        "start",
+        choices=("start", "demand"),
+        doc="""When the Lines ``master`` level (the ``search`` extra) compiles its search:
+        ``start``, in a child process as the server starts; ``demand``, when a ``master`` seat
+        first thinks. Either way in the background, its cache in ``DATA_DIR/numba``; until it
+        is done a ``master`` seat plays as ``hard``.""",
     )
     data_dir: Path = setting(
         factory=default_data_dir,

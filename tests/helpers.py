@@ -184,6 +184,9 @@ class ServerProcess(SpawnedServer):
             str(self.data_dir),
             "--ping-interval",
             f"{self.ping_interval:g}",
+            # Lines master (the search extra) compiles only where a test asks for it.
+            "--search-compile",
+            "demand",
             *self.args,
         ]
 

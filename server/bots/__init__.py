@@ -14,10 +14,23 @@ from importlib.metadata import entry_points
 
 from tilehall.server.bots.base import Bot
 
-__all__ = ["GROUP", "Bot", "bot_levels", "find_bot"]
+__all__ = ["GROUP", "Bot", "bot_levels", "find_bot", "level_missing"]
 
 GROUP = "tilehall.bots"
 """The entry-point group a game's bot levels register in."""
+
+
+_missing: dict[tuple[str, str], str] = {}
+
+
+def level_missing(game: str, level: str, why: str) -> None:
+    """Note that ``game``'s ``level`` exists but is not installed here, and why.
+
+    A game whose level needs an optional extra leaves it out of its levels and
+    says so here, so a seat asking for it is told what to install rather than
+    only which levels there are.
+    """
+    _missing[(game, level)] = why
 
 
 @cache
@@ -43,4 +56,6 @@ def find_bot(game: str, level: str = "normal") -> type[Bot]:
     levels = bot_levels(game)
     if level in levels:
         return levels[level]
+    if (game, level) in _missing:
+        raise KeyError(f"{game} bots: {_missing[game, level]}")
     raise KeyError(f"{game} bots come in levels {', '.join(levels)}, not {level!r}")

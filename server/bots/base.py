@@ -22,6 +22,8 @@ class Bot(ABC):
 
     game: ClassVar[str]
     level: ClassVar[str] = "normal"
+    think_setting: ClassVar[str] = "bot_think"
+    """The server setting (of ``Limits``) that is this bot's ``budget`` in a room."""
 
     def __init__(self, *, rng: random.Random | None = None, budget: float = 0.2) -> None:
         self.rng = rng or random.Random(0)

@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from tilehall.server.bots import lines_master
 from tilehall.server.build import build_name
 from tilehall.server.ops.host import Host
 from tilehall.server.ops.metrics import GC_PAUSES
@@ -122,6 +123,14 @@ def render(server: Host) -> str:
         "# HELP tilehall_build_info Which build runs: pure Python, or mypyc (see setup.py).",
         "# TYPE tilehall_build_info gauge",
         f'tilehall_build_info{{build="{build_name()}"}} 1',
+        "# HELP tilehall_search_available Whether Lines master is offered (the search extra's"
+        " Numba imports).",
+        "# TYPE tilehall_search_available gauge",
+        f'tilehall_search_available{{level="lines:master"}} {int(lines_master.available())}',
+        "# HELP tilehall_search_ready Whether its compiled search is loaded (until then it"
+        " plays as hard).",
+        "# TYPE tilehall_search_ready gauge",
+        f'tilehall_search_ready{{level="lines:master"}} {int(lines_master.ready())}',
     ]
     return "\n".join(out) + "\n"
 

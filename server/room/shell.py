@@ -521,7 +521,8 @@ class Room:
         if bot is None:
             cls = find_bot(self.game.name, level)
             rng = random.Random(f"{self.core.record.seed}:{seat}")
-            bot = self._minds[seat] = cls(rng=rng, budget=self.services.limits.bot_think)
+            budget = float(getattr(self.services.limits, cls.think_setting))
+            bot = self._minds[seat] = cls(rng=rng, budget=budget)
         return bot
 
     def _forget_bots(self, effect: ForgetBots) -> None:

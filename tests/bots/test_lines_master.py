@@ -1,0 +1,227 @@
+"""Lines master: its kernels keep the engine's rules, and compiled they choose as plain.
+
+The kernels (server/bots/lines_kernel.py) run as plain Python on numpy here,
+with or without the ``[search]`` extra; the tests that need Numba's compiled
+copy skip without it. Whether ``master`` is offered at all depends on Numba
+importing, and both sides of that are checked: the one this venv has.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tilehall.server.bots import bot_levels, find_bot
+from tilehall.server.bots import lines_master as lm
+from tilehall.server.bots.lines import HardLinesBot
+from tilehall.server.bots.lines import components as python_components
+from tilehall.server.games.lines import Lines, find_path, lines_through
+
+np = pytest.importorskip("numpy")
+
+KERNEL = lm.kernel(False)
+
+boards = st.integers(3, 8).flatmap(
+    lambda w: st.integers(3, 8).flatmap(
+        lambda h: st.tuples(
+            st.just(w),
+            st.just(h),
+            st.integers(2, 5),
+            st.lists(st.integers(0, 3), min_size=w * h, max_size=w * h),
+        )
+    )
+)
+
+
+def arr(values: list[int]) -> Any:
+    return np.array(values, dtype=np.int64)
+
+
+def shape_for(min_line: int) -> Any:
+    return arr(lm.MasterLinesBot.shape_for(min_line))
+
+
+class Quick(lm.MasterLinesBot):
+    """Rollouts few enough for the plain kernels (the real count takes minutes there)."""
+
+    rollouts = 3
+    depth = 4
+
+
+class QuickSearch(lm.MasterLinesBot):
+    """The successive halving over every move (``hybrid`` off), on a small schedule."""
+
+    hybrid = False
+    stages = ((6, 2), (3, 3), (2, 4))
+    depth = 4
+
+
+def positions(count: int, seed: int) -> list[dict[str, Any]]:
+    """Mid-game views of seeded Color Lines 98 games (preview on), reached by ``hard``."""
+    options = {"width": 9, "height": 9, "colours": 7, "throw": 3, "min_line": 5, "preview": True}
+    game = Lines(options=options, seats=1, rng=random.Random(seed), now=0.0)
+    bot = HardLinesBot(rng=random.Random(seed), budget=10.0)
+    views = []
+    for _ in range(count):
+        for _ in range(3):
+            action = bot.choose(game.view(0))
+            assert action is not None
+            game.act(0, action, 0.0)
+        views.append(game.view(0))
+    return views
+
+
+@settings(max_examples=80)
+@given(boards, st.integers(0, 63))
+def test_removing_lines_matches_the_engine(case, pick) -> None:
+    width, height, min_line, cells = case
+    index = pick % (width * height)
+    board = arr(cells)
+    expected = lines_through(list(cells), width, height, index, min_line)
+    mark = np.zeros(width * height, dtype=np.int64)
+    removed = KERNEL.remove_lines(board, width, height, min_line, arr([index]), 1, mark)
+    assert removed == len(expected)
+    for i, v in enumerate(cells):
+        assert board[i] == (0 if i in expected else v)
+    assert not mark.any()
+
+
+@settings(max_examples=80)
+@given(boards)
+def test_components_partition_the_empty_cells_as_the_bots_do(case) -> None:
+    width, height, _, cells = case
+    size = width * height
+    comp = np.empty(size, dtype=np.int64)
+    stack = np.empty(size, dtype=np.int64)
+    count = KERNEL.components(arr(cells), width, height, comp, stack)
+    nbrs = [
+        tuple(
+            rr * width + cc
+            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= rr < height and 0 <= cc < width
+        )
+        for r, c in (divmod(i, width) for i in range(size))
+    ]
+    theirs = python_components(list(cells), nbrs)
+    assert count == len({x for x in theirs if x >= 0})
+    pairs = {(a, b) for a, b in zip(comp.tolist(), theirs, strict=True)}
+    assert len({a for a, _ in pairs}) == len({b for _, b in pairs}) == len(pairs)
+
+
+@settings(max_examples=40)
+@given(boards)
+def test_root_moves_are_exactly_the_legal_moves(case) -> None:
+    width, height, min_line, cells = case
+    size = width * height
+    out = np.empty(3 * size * size, dtype=np.int64)
+    board = arr(cells)
+    count = KERNEL.root_moves(board, width, height, min_line, shape_for(min_line), out)
+    found = {(int(out[3 * j + 1]), int(out[3 * j + 2])) for j in range(count)}
+    legal = {
+        (s, t)
+        for s in range(size)
+        if cells[s]
+        for t in range(size)
+        if not cells[t] and find_path(list(cells), width, height, s, t) is not None
+    }
+    assert found == legal
+    assert board.tolist() == list(cells)
+
+
+@settings(max_examples=60)
+@given(boards, st.integers(1, 3), st.integers(0, 2**20))
+def test_a_throw_lands_on_empty_cells_or_ends_the_game(case, throw, seed) -> None:
+    width, height, min_line, cells = case
+    size = width * height
+    board = arr(cells)
+    state = arr([seed + 1])
+    scratch = [np.zeros(size, dtype=np.int64) for _ in range(3)]
+    gone = KERNEL.throw_chips(
+        board, width, height, min_line, 3, throw, arr([2]), 1, state, *scratch
+    )
+    free = cells.count(0)
+    if free < throw:
+        assert gone == -1
+        return
+    after = board.tolist()
+    changed = [i for i in range(size) if after[i] != cells[i]]
+    # Thrown chips land on empty cells; a chip that was there can only have gone in a line.
+    assert all(cells[i] == 0 or after[i] == 0 for i in changed)
+    if gone == -1:
+        assert free == throw and all(after)
+    else:
+        assert after.count(0) == free - throw + gone
+
+
+def test_rollouts_are_seeded_and_leave_the_board_alone() -> None:
+    view = positions(1, 3)[0]
+    board = arr([v for row in view["board"] for v in row])
+    before = board.tolist()
+    out = np.empty(3 * 81 * 81, dtype=np.int64)
+    count = KERNEL.root_moves(board, 9, 9, 5, shape_for(5), out)
+    assert count > 0
+    src, dst = int(out[1]), int(out[2])
+    weights = arr(lm.MasterLinesBot.softmax_table())
+    args = (9, 9, 5, 7, 3, arr(view["next"]), 0, src, dst, 3, 5)
+
+    def total(seed: int) -> int:
+        return int(KERNEL.rollouts(board, *args, seed, shape_for(5), weights, 20, 10))
+
+    assert total(11) == total(11)
+    assert {total(seed) for seed in range(6)} != {total(11)}  # the seed matters
+    assert board.tolist() == before
+
+
+@pytest.mark.parametrize("cls", [Quick, QuickSearch])
+def test_the_plain_search_plays_a_legal_move(cls) -> None:
+    for view in positions(2, 5):
+        action = cls(rng=random.Random(1), budget=60.0, compiled=False).choose(view)
+        assert action is not None
+        board = [v for row in view["board"] for v in row]
+        src = action["from"][0] * 9 + action["from"][1]
+        dst = action["to"][0] * 9 + action["to"][1]
+        assert board[src] and find_path(board, 9, 9, src, dst) is not None
+
+
+@pytest.mark.skipif(not lm.available(), reason="the [search] extra (Numba) is not installed")
+def test_master_is_offered_with_numba() -> None:
+    assert "master" in bot_levels("lines")
+    assert find_bot("lines", "master") is lm.MasterLinesBot
+
+
+@pytest.mark.skipif(lm.available(), reason="Numba is installed: master is offered")
+def test_without_numba_master_is_refused_naming_the_extra() -> None:
+    assert "master" not in bot_levels("lines")
+    with pytest.raises(KeyError, match=r"\[search\]"):
+        find_bot("lines", "master")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not lm.available(), reason="the [search] extra (Numba) is not installed")
+def test_compiled_and_plain_choose_the_same_moves(tmp_path) -> None:
+    lm.warm(tmp_path / "numba")
+    chosen = 0
+    for cls in (Quick, QuickSearch):
+        for seed in (1, 2):
+            for view in positions(3, seed):
+                plain = cls(rng=random.Random(seed), budget=60.0, compiled=False).choose(view)
+                compiled = cls(rng=random.Random(seed), budget=60.0, compiled=True).choose(view)
+                assert plain == compiled
+                chosen += 1
+    assert chosen == 12
+
+
+def test_a_spent_budget_plays_hard_s_best_without_rollouts() -> None:
+    """With no time left the finalists keep hard's values: its first choice is played."""
+    for view in positions(2, 7):
+        spent = lm.MasterLinesBot(rng=random.Random(3), budget=0.0, compiled=False)
+        start = time.perf_counter()
+        action = spent.choose(view)
+        # The real schedule on the plain kernels would take minutes.
+        assert time.perf_counter() - start < 5.0
+        hard = HardLinesBot(rng=random.Random(3), budget=0.0).choose(view)
+        assert action == hard
