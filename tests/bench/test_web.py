@@ -23,7 +23,9 @@ async def test_web_page_reaches_the_lobby_and_a_second_visit_revalidates():
     assert first["js/app.js"]["status"] == 200
     assert first["vendor/msgpack.min.js"]["status"] == 200
     assert all(r["status"] == 200 for r in report["first_visit"])
-    second = [r for r in report["second_visit"] if r["url"]]
+    # The page's own files revalidate. The icon is fetched by Chromium's favicon service,
+    # not by the page: it does not go through the page's cache, and came whole (166 bytes).
+    second = [r for r in report["second_visit"] if r["url"] and not r["url"].startswith("icons/")]
     assert second and all(r["status"] == 304 for r in second)
     assert 0 < report["second_visit_bytes"] < report["first_visit_bytes"]
     assert report["first_visit_bytes"] == sum(r["bytes"] for r in report["first_visit"])

@@ -32,6 +32,7 @@ async def open_solo(page: Page, game: str) -> dict:
 
 async def refused(page: Page, action: dict) -> str:
     """The page acts through its board's ctx; what the status line says of the refusal."""
+    await page.wait_for_function("() => tilehall.screen && tilehall.screen.ctx")  # board mounted
     reply = await page.evaluate(
         "(a) => tilehall.screen.ctx.act(a).then(() => null, (e) => e)", action
     )
