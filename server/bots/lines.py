@@ -245,6 +245,22 @@ class LinesBot(Bot):
         common random numbers: one cell order and one set of colours per sample
         serve every finalist, so the comparison is not drowned in throw noise.
         """
+        totals, rounds = self.sampled(finalists, geo, view, w_val, start)
+        if rounds == 0:
+            return finalists[0].src, finalists[0].dst
+        best = max(range(len(finalists)), key=lambda n: totals[n])
+        return finalists[best].src, finalists[best].dst
+
+    def sampled(
+        self,
+        finalists: list[Candidate],
+        geo: Geometry,
+        view: dict[str, Any],
+        w_val: list[float],
+        start: float,
+    ) -> tuple[list[float], int]:
+        """Each finalist's total value over the sampled throws, and how many were sampled
+        within the budget (:meth:`lookahead`; ``master`` weighs them with its rollouts)."""
         throw = view["throw"]
         colours = view["colours"]
         known = view.get("next")
@@ -262,10 +278,7 @@ class LinesBot(Bot):
                 else:
                     totals[n] += self.after_throw(cand, geo, w_val, order, cols)
             rounds += 1
-        if rounds == 0:
-            return finalists[0].src, finalists[0].dst
-        best = max(range(len(finalists)), key=lambda n: totals[n])
-        return finalists[best].src, finalists[best].dst
+        return totals, rounds
 
     def after_throw(
         self,

@@ -285,20 +285,8 @@ class MasterLinesBot(HardLinesBot):
         throw = view["throw"]
         colours = view["colours"]
         known = view.get("next")
-        order = list(range(geo.size))
         rng = self.rng
-        deadline = start + self.budget * 0.8
-        totals = [0.0] * len(finalists)
-        rounds = 0
-        while rounds < self.samples and time.perf_counter() < deadline:
-            rng.shuffle(order)
-            cols = list(known) if known else [rng.randint(1, colours) for _ in range(throw)]
-            for n, cand in enumerate(finalists):
-                if cand.points:
-                    totals[n] += cand.value
-                else:
-                    totals[n] += self.after_throw(cand, geo, w_val, order, cols)
-            rounds += 1
+        totals, rounds = self.sampled(finalists, geo, view, w_val, start)
         values = [t / rounds if rounds else f.value for t, f in zip(totals, finalists, strict=True)]
         width, height, min_line = view["width"], view["height"], view["min_line"]
         board = np.array([v for row in view["board"] for v in row], dtype=np.int64)
