@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import os
-import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -12,13 +12,6 @@ from tilehall.server.config import Config, Limits
 
 from tests import helpers
 from tests.memory import House
-
-# The suite keeps its bytecode caches (__pycache__, ignored by git) even where the
-# environment says not to write them (PYTHONDONTWRITEBYTECODE): pytest rewrites the
-# asserts of every test module it imports, and without a cache it does so again on
-# every run, 221 modules at about 16 s of CPU on a 2-core machine, more than 10 % of
-# the `-m "not slow"` loop. With it a later run reads them: 6 s.
-sys.dont_write_bytecode = False
 
 # Speed is measured in bench/, not asserted here: on a shared 2-core machine a
 # per-example deadline only makes property tests flaky.
@@ -81,3 +74,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Nothing a test started runs on after the run: a check that failed before its
     ``stop`` must not leave a server or a broker behind for good."""
     helpers.stop_leftovers()
+
+
+# The inner loop (`pytest -m "not slow"`) stays under 3 minutes on a 2-core machine only if
+# a test that takes a second or more of its own is marked slow. A run that selects by
+# marker names the unmarked ones that took that long, so that the next change marks them.
+_LONG = 1.5
+_long_unmarked: list[tuple[str, float]] = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        return (yield)
+    finally:
+        took = time.perf_counter() - start
+        if took >= _LONG and item.get_closest_marker("slow") is None:
+            _long_unmarked.append((item.nodeid, took))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _long_unmarked and terminalreporter.config.option.markexpr:
+        terminalreporter.section("tests to mark slow")
+        for nodeid, took in sorted(_long_unmarked, key=lambda t: -t[1]):
+            terminalreporter.write_line(f"{took:5.1f} s  {nodeid}")

@@ -9,6 +9,7 @@ circle whatever the order modules happen to load in.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +72,9 @@ def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return {t for t in out if not module.startswith(t + ".")}
 
 
+@functools.cache
 def graph() -> dict[str, set[str]]:
+    """The project's import graph, read once a run (the sources don't change during one)."""
     modules = _modules()
     return {m: _imports(m, p, modules) for m, p in modules.items()}
 

@@ -45,6 +45,7 @@ def _imports(path: Path) -> list[str]:
     return names
 
 
+@pytest.mark.slow
 def test_nothing_imports_the_folders_by_their_bare_names():
     """``import server`` works from a checkout by accident (the root is on sys.path)."""
     bare = []
@@ -122,6 +123,7 @@ def test_every_console_script_points_into_the_namespace_and_starts(installed):
         assert "usage:" in done.stdout, (name, done.stdout)
 
 
+@pytest.mark.slow
 def test_the_web_client_ships_as_package_data(installed):
     """``pip install .`` carries clients/web (tracked files only, but not the README's
     screenshots: they are not the page's), and the server finds it there."""

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import ServerProcess
 
 SCRIPT = Path(__file__).parent / "stranger" / "ishido_client.py"
@@ -24,6 +26,7 @@ def test_the_stranger_imports_nothing_of_tilehall():
     assert names <= {"asyncio", "json", "sys", "msgpack", "websockets"}, names
 
 
+@pytest.mark.slow
 def test_a_stranger_plays_ishido_to_the_end_while_another_watches(tmp_path):
     server = ServerProcess(tmp_path)
     url = server.start()
@@ -45,6 +48,7 @@ def test_a_stranger_plays_ishido_to_the_end_while_another_watches(tmp_path):
     assert summary["result"]["scores"] == [summary["score"]]
 
 
+@pytest.mark.slow
 def test_the_strangers_scenarios_find_the_server_as_the_pages_say(tmp_path):
     """Issue 30: the points an outside client found, asked again from the new pages."""
     server = ServerProcess(tmp_path)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+
 from bench.move import STEPS, room_run, steps
 
 
@@ -23,6 +25,7 @@ def test_steps_time_every_step_in_wall_and_thread_cpu() -> None:
         assert us["total"] >= max(us[s] for s in STEPS)
 
 
+@pytest.mark.slow
 async def test_rooms_play_and_the_client_is_taken_out() -> None:
     callbacks = list(gc.callbacks)
     for compact in (False, True):
@@ -37,6 +40,7 @@ async def test_rooms_play_and_the_client_is_taken_out() -> None:
     assert gc.callbacks == callbacks  # the bench's collector hook is taken back
 
 
+@pytest.mark.slow
 async def test_the_diagnostics_play_too_and_say_so() -> None:
     """``settled``: no move waits for its append; ``flush_mb``: the client's bracket holds the
     caches' flush. Both reports still count moves, and say which they are."""

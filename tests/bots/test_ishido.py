@@ -91,6 +91,7 @@ def test_greedy_is_the_help(seed, options, noise):
         step += 1
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32), options=st.sampled_from(OPTIONS))
 def test_normal_always_plays_legally_and_deterministically(seed, options):

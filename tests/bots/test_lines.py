@@ -261,6 +261,7 @@ small_options = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(options=small_options, seed=st.integers(0, 2**16), level=st.sampled_from(sorted(BOTS)))
 def test_bots_play_whole_games_legally_from_the_wire_view(

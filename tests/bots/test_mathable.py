@@ -64,6 +64,7 @@ def test_levels_are_exported():
         assert cls.game == "mathable" and cls.level == level
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 10**6),

@@ -98,6 +98,7 @@ async def test_pushed_frames_arrive_in_order(url):
         assert got == seqs
 
 
+@pytest.mark.slow
 async def test_reconnect_waits_out_a_refused_handshake(tmp_path):
     """A 429 while reconnecting (the address is barred for a flood) is retried, not fatal."""
     from tilehall.server.app import Server
@@ -182,6 +183,7 @@ async def _act_then_read(url: str) -> None:
         assert conn.seqs[room] == seqs[-1]
 
 
+@pytest.mark.slow
 async def test_rejoin_answers_on_pushed_in_order(tmp_path):
     """``rejoin``'s snapshot is queued when it is read: an update sent after it comes after it.
 
@@ -223,6 +225,7 @@ async def test_rejoin_answers_on_pushed_in_order(tmp_path):
         proc.stop()
 
 
+@pytest.mark.slow
 async def test_a_server_that_lost_its_last_moves_is_followed_back(tmp_path):
     """The journal lost its tail (a power cut under relaxed fsync, a restored backup):
     the rejoin's older snapshot is the truth, and the room's next updates are taken."""

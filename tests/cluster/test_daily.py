@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from tilehall.server.bots import find_bot
 
 from tests.cluster.conftest import until
 
 
+@pytest.mark.slow
 async def test_two_nodes_deal_the_same_deal_and_count_one_try(cluster):
     from tests.cluster.conftest import Peer
 

@@ -106,6 +106,7 @@ junk_values = st.one_of(
 # -- the properties ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), cls=games, seat=st.integers(-1, 4), now=st.floats(0, 1000))
 def test_act_applies_or_refuses_what_normalize_accepts(data, cls, seat, now):
@@ -137,6 +138,7 @@ def test_act_applies_or_refuses_what_normalize_accepts(data, cls, seat, now):
         msgpack.packb(events)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.data(),

@@ -532,6 +532,7 @@ def play(
     return g, log, all_events
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32),
@@ -558,6 +559,7 @@ def test_replay_is_deterministic(seed, options, picks):
     assert again.score_entries() == g.score_entries()
 
 
+@pytest.mark.slow
 def test_fits_agrees_with_the_independent_checker_everywhere():
     """Every neighbourhood over three colours and three symbols, both 4-way rules.
 

@@ -392,6 +392,7 @@ actions = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(st.integers(0, 3), st.lists(st.tuples(actions, st.floats(0, 150)), max_size=25))
 def test_refused_actions_change_nothing_and_replays_agree(seed: int, script: list) -> None:

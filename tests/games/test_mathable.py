@@ -602,6 +602,7 @@ def play_out(seed: int, seats: int, racks: str = "open", limit: int = 4000):
     return game, journal
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), moves=st.integers(0, 60))
 def test_every_legal_square_has_an_equation(seed: int, moves: int):
@@ -671,6 +672,7 @@ def test_random_play_outs_end(seed: int, seats: int):
     assert len(journal) < 4000
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), racks=st.sampled_from(["open", "hidden"]))
 def test_illegal_actions_leave_the_state_unchanged(seed: int, racks: str):

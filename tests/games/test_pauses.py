@@ -28,6 +28,7 @@ def new(game: str, seed: int = 3, **options):
     return cls(options=options, seats=seats, rng=random.Random(seed), now=T0)
 
 
+@pytest.mark.slow
 @given(st.floats(1, 300), st.floats(0.5, 5000))
 def test_matchit_deadline_moves_on_by_the_time_paused(before, gap):
     game = new("matchit")
@@ -127,6 +128,7 @@ def test_mathable_stand_ins_are_shown_and_kept_out_of_the_hall_of_fame():
     assert {e.seat for e in game.score_entries()} == {0}, "seat 1 was stood in for"
 
 
+@pytest.mark.slow
 @given(
     st.lists(st.tuples(st.sampled_from(["pause", "resume", "help"]), st.floats(0, 40)), max_size=12)
 )

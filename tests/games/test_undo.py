@@ -70,6 +70,7 @@ def bot_move(game: Played, rng: random.Random) -> dict | None:
     return action if action and action.get("do") in game.cls.undo_moves else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 @settings(max_examples=8)
 @given(seed=st.integers(0, 2**20), before=st.integers(0, 6))
@@ -98,6 +99,7 @@ def test_a_move_undone_leaves_the_game_as_it_was_random_stream_included(name, se
     assert game.replayed().view(0) == game.engine.view(0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_undo_goes_back_one_move_at_a_time_to_the_first(name):
     def play(moves: int) -> tuple[Played, list[dict]]:

@@ -267,6 +267,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     st.sampled_from(sorted(CLIENT_MESSAGES)),
@@ -307,6 +308,7 @@ def test_type_confused_messages_get_a_protocol_error_or_pass_validation(t, field
                 assert f.name in msg
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(
     st.lists(values, max_size=70_000 // 1000 + 20),

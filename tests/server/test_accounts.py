@@ -161,6 +161,7 @@ async def test_wrong_passwords_from_one_address_never_lock_the_owner_out(url: st
     await guesser.close()
 
 
+@pytest.mark.slow
 async def test_new_names_are_a_budget_per_address(server: Server, url: str) -> None:
     """Issue 37 (5): new names from one address were unbounded."""
     server.lobby.accounts.new_names.per_hour = 3

@@ -74,6 +74,7 @@ async def test_metrics_and_admin_are_answered_on_the_admin_port_only(server):
         await connect(f"ws://127.0.0.1:{server.admin_port}")
 
 
+@pytest.mark.slow
 async def test_wrong_admin_keys_ban_the_address_on_both_listeners(tmp_path):
     limits = Limits(bot_delay=0, ping_interval=None, flood_ban=1.5)
     server = await started(Config(port=0, data_dir=tmp_path, limits=limits))
@@ -142,6 +143,7 @@ async def test_admin_json_says_where_the_listener_is_until_a_clean_stop(tmp_path
     assert not found.exists()
 
 
+@pytest.mark.slow
 async def test_the_admin_commands_find_the_server_from_its_data_directory(server, tmp_path):
     a = await Raw.open(f"ws://127.0.0.1:{server.port}", "Ada")
     room = (await a.call({"t": "create", "game": "ishido"}))["room"]

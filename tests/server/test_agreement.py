@@ -192,6 +192,7 @@ async def test_ishido_takes_undo_and_quit(url):
     assert over["t"] == "update" and over["view"]["status"] == "over"
 
 
+@pytest.mark.slow
 async def test_a_mathable_time_out_with_nothing_placed_draws_nothing(url):
     """Point 14: a full rack draws no tile, so the time-out brings no ``drew``."""
     a = await Raw.open(url, "Ada")

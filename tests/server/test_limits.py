@@ -54,6 +54,7 @@ async def test_a_frame_over_the_limit_closes_with_1009(tmp_path):
         await srv.stop()
 
 
+@pytest.mark.slow
 async def test_flooding_is_rate_limited_then_disconnected(tmp_path):
     srv, url = await start(tmp_path, rate=5, burst=10, max_strikes=30, flood_ban=3)
     try:
@@ -89,6 +90,7 @@ async def test_flooding_is_rate_limited_then_disconnected(tmp_path):
         await srv.stop()
 
 
+@pytest.mark.slow
 async def test_a_flooder_cut_off_is_read_no_further(tmp_path, monkeypatch):
     """After the 1008 the server reads nothing more: the flood backs up in TCP."""
     closes = []
@@ -209,6 +211,7 @@ def forwarded(ip: str) -> dict[str, str]:
     return {"X-Forwarded-For": f"{ip}, 127.0.0.1"}  # the client, then an inner proxy
 
 
+@pytest.mark.slow
 async def test_behind_a_trusted_proxy_the_limits_count_players(tmp_path):
     srv, url = await start(
         tmp_path,
@@ -240,6 +243,7 @@ async def test_behind_a_trusted_proxy_the_limits_count_players(tmp_path):
         await srv.stop()
 
 
+@pytest.mark.slow
 async def test_without_a_trusted_proxy_x_forwarded_for_is_ignored(tmp_path):
     srv, url = await start(tmp_path, rate=5, burst=10, max_strikes=30, flood_ban=30)
     try:
@@ -254,6 +258,7 @@ async def test_without_a_trusted_proxy_x_forwarded_for_is_ignored(tmp_path):
         await srv.stop()
 
 
+@pytest.mark.slow
 async def test_a_bot_that_waits_for_its_answers_is_paced_never_refused(tmp_path):
     """Faster than its budget, one request at a time: slowed down, never refused."""
     srv, url = await start(tmp_path, rate=20, burst=5, initial_burst=5, max_strikes=0)
@@ -280,6 +285,7 @@ async def test_a_bot_that_waits_for_its_answers_is_paced_never_refused(tmp_path)
         await srv.stop()
 
 
+@pytest.mark.slow
 async def test_the_client_library_keeps_to_the_budget_the_welcome_names(tmp_path):
     from tilehall.clients.connection import Connection
 
@@ -363,6 +369,7 @@ async def test_a_page_of_rooms_counts_as_one_request_per_fifty_rooms(tmp_path):
         await srv.stop()
 
 
+@pytest.mark.slow
 async def test_a_page_owed_for_paces_the_next_request_of_a_client_that_waits(tmp_path):
     """Pacing on: a page of many rooms that leaves the budget owing delays the next request."""
     srv, url = await start(
@@ -392,6 +399,7 @@ async def test_a_page_owed_for_paces_the_next_request_of_a_client_that_waits(tmp
         await srv.stop()
 
 
+@pytest.mark.slow
 async def test_the_client_library_pays_for_pages_and_is_never_refused(tmp_path):
     from tilehall.clients.connection import Connection
 

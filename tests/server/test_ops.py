@@ -82,6 +82,7 @@ async def test_healthz_and_metrics(proc):
     assert get(f"{http}/nothing")[0] in (400, 404, 426)
 
 
+@pytest.mark.slow
 async def test_admin_commands_need_the_key_and_work(proc):
     http = proc.admin_url
     assert get(f"{http}/admin/rooms")[0] == 401

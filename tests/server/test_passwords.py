@@ -111,6 +111,7 @@ def test_passwords_are_nfkc_normalised() -> None:
     assert normalized("\uff21\uff22\uff23") == "ABC"  # fullwidth letters
 
 
+@pytest.mark.slow
 async def test_one_address_holds_at_most_its_share_and_another_goes_next() -> None:
     hasher = Hasher(threads=1, backlog=8, per_source=2)
     try:  # a check costs what the stored hash says: make it slow enough to overlap

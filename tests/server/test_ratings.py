@@ -158,6 +158,7 @@ def test_the_order_of_a_periods_games_does_not_matter(player, games, rng):
     assert again.rd == pytest.approx(after.rd)
 
 
+@pytest.mark.slow
 @given(ratings, ratings)
 def test_an_upset_moves_more_than_an_expected_result(player, opponent):
     """Beating a stronger opponent gains more than beating a weaker one of the same deviation."""

@@ -15,6 +15,7 @@ import sqlite3
 from typing import Any
 
 import asyncpg
+import pytest
 from tilehall.protocol import unpack
 from tilehall.server.store.sqlite import SQLiteStore
 
@@ -149,6 +150,7 @@ async def test_sqlite_readers_never_see_a_move_before_its_append(tmp_path):
         await house.close()
 
 
+@pytest.mark.slow
 async def test_postgresql_readers_never_see_a_move_before_its_append(tmp_path):
     async with pg_schema() as url:
         house = await House.open(tmp_path, url)

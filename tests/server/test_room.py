@@ -82,6 +82,7 @@ async def test_bad_input_gets_its_code_and_changes_nothing(url, server, frame, c
     assert ok["t"] == "update" and ok["seq"] == joined["seq"] + 1
 
 
+@pytest.mark.slow
 async def test_hidden_racks_never_reach_other_connections(url, server):
     a = await Raw.open(url, "Ada")
     spy = await Raw.open(url, "Spy")
@@ -200,6 +201,7 @@ async def test_fields_an_action_does_not_declare_are_refused_and_never_journaled
     assert msgpack.unpackb(journal_rows(server, room)[-1][2]) == {"do": "place", "at": at}
 
 
+@pytest.mark.slow
 async def test_junk_actions_do_not_grow_the_data_directory(tmp_path):
     from tests.helpers import ServerProcess
 

@@ -140,6 +140,7 @@ async def test_a_lock_held_past_the_busy_timeout_suspends_then_resumes(tmp_path)
         await house.close()
 
 
+@pytest.mark.slow
 async def test_a_rehash_the_store_refuses_waits_for_the_next_sign_in(tmp_path, caplog):
     """A sign-in hashes an old-cost password again, best effort. With the write lock held by
     another connection past the busy timeout, that write fails; the sign-in goes on once the
@@ -186,6 +187,7 @@ def view_at(house, room, entries):
     return copy.view(None)
 
 
+@pytest.mark.slow
 async def test_a_newcomer_is_never_shown_a_move_before_its_commit(tmp_path):
     """While an append waits on the journal, the engine already holds the move.
 

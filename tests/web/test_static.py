@@ -385,6 +385,7 @@ async def test_no_web_turns_the_page_off(tmp_path: Path):
         await srv.stop()
 
 
+@pytest.mark.slow
 def test_the_server_says_where_to_open_the_page(tmp_path: Path):
     """And who else can: on loopback (the default) nobody, and it says how to let others in;
     on every address, others at this computer's network address, which it names."""

@@ -29,6 +29,7 @@ async def _run(argv: list[str]) -> int:
     return 0
 
 
+@pytest.mark.slow
 async def test_plays_games_and_prints_json(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = await _run(
         ["--url", url, "--game", "ishido", "--level", "greedy", "--games", "2", "--json"]
@@ -95,6 +96,7 @@ async def test_max_moves_ends_endless_games(url: str, capsys: pytest.CaptureFixt
     assert summary["summary"]["capped"] == 1 and summary["summary"]["abandoned"] == 0
 
 
+@pytest.mark.slow
 async def test_takes_a_seat_in_someone_elses_room(
     url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -120,6 +122,7 @@ async def test_takes_a_seat_in_someone_elses_room(
     assert name == "ann" and token
 
 
+@pytest.mark.slow
 async def test_named_bot_comes_back_with_its_token(url: str) -> None:
     argv = ["--url", url, "--game", "ishido", "--level", "greedy", "--name", "bob"]
     assert await _run(argv) == 0
@@ -168,6 +171,7 @@ async def test_a_game_the_server_does_not_have(
     assert "no game 'chess'" in err and "ishido" in err
 
 
+@pytest.mark.slow
 async def test_the_summary_agrees_with_the_games(
     url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -272,6 +276,7 @@ async def _interrupted(
     assert server.lobby.rooms[room].engine.view(0)["status"] == "over"
 
 
+@pytest.mark.slow
 async def test_quick_match_instead_of_create(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     """--match: the server seats us; with nobody else about, COMP players fill the seats."""
     argv = ["--url", url, "--game", "mathable", "--level", "easy", "--match", "--seats", "3"]

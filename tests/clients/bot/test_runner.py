@@ -76,6 +76,7 @@ def test_every_solo_game_has_bots() -> None:
             assert bot_levels(game.name), game.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", _solo_games())
 async def test_plays_a_full_solo_game(url: str, server: Server, game: str) -> None:
     levels = bot_levels(game)
@@ -129,6 +130,7 @@ async def _no_sessions_left(server: Server) -> bool:
     return False
 
 
+@pytest.mark.slow
 async def test_against_server_bots_and_in_parallel(url: str, server: Server) -> None:
     results = await play_games(
         level_bot("mathable", "easy"),
@@ -168,6 +170,7 @@ class FirstSquare(Bot):
         return None
 
 
+@pytest.mark.slow
 async def test_readme_example_runs(url: str, server: Server) -> None:
     def example() -> list[GameResult]:
         return run(FirstSquare(), url=url, games=2)

@@ -58,6 +58,7 @@ async def test_play_as_ada_then_as_bea_then_name_ada_resumes_adas_seat(url):
     assert known_names(url) == ["ada", "bea"]
 
 
+@pytest.mark.slow
 async def test_a_password_set_here_signs_in_on_another_device_and_sign_out_ends_both(
     url, tmp_path, monkeypatch
 ):
@@ -103,6 +104,7 @@ def text_of_label(screen, selector: str) -> str:
     return str(screen.query_one(selector, Label).content)
 
 
+@pytest.mark.slow
 async def test_o_on_a_name_without_a_password_asks_and_offers_one_and_loses_nothing(url):
     """Issue 37 (1): o signed a name without a password out at once, and lost it."""
     async with app_for(url, "dora").run_test(size=(80, 24)) as pilot:
@@ -214,6 +216,7 @@ async def test_watch_a_room_of_bots_follows_the_game(url):
         assert pilot.app.last_error is None
 
 
+@pytest.mark.slow
 async def test_private_room_by_code(url):
     async with Connection(url, name="host") as other:
         created = await other.request({"t": "create", "game": "ishido", "private": True})
@@ -244,6 +247,7 @@ async def test_errors_are_shown_not_raised(url):
         await until(pilot, lambda: app.last_error == "no room has that code")
 
 
+@pytest.mark.slow
 async def test_scores_show_tables_entries_and_mine(url):
     """Bea finishes an Ishido game over a plain connection; the app shows her score."""
     async with Connection(url, name="bea") as bea:
@@ -316,6 +320,7 @@ async def test_reconnects_by_itself_and_says_so(url):
         await until(pilot, lambda: screen.view["placed"] == 1)
 
 
+@pytest.mark.slow
 async def test_unknown_game_gets_the_text_screen(url, monkeypatch):
     """A game without a screen of its own is shown as text; actions are typed as JSON."""
     import tilehall.clients.cli.games as games
@@ -333,6 +338,7 @@ async def test_unknown_game_gets_the_text_screen(url, monkeypatch):
         await screen_of(pilot, LobbyScreen)
 
 
+@pytest.mark.slow
 async def test_finished_rooms_the_server_dropped_leave_the_list(tmp_path):
     """A finished room is dropped by the server after ``finished_ttl``: its row goes too,
     by the next poll when it was listed, or on entering it when it was private (issue 30
@@ -417,6 +423,7 @@ async def test_a_name_typed_in_fullwidth_letters_resumes_with_its_key(url):
         assert (pilot.app.conn.player, pilot.app.conn.token) == ("ada", token)
 
 
+@pytest.mark.slow
 async def test_past_the_names_budget_the_app_asks_again_and_a_name_of_yours_plays(server, url):
     """A new name past --names-per-address is said, and the names already made sign in."""
     server.lobby.accounts.new_names.per_hour = 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from textual.widgets import DataTable
 from tilehall.clients.cli.daily import DailyScreen
 from tilehall.clients.cli.games.ishido import IshidoScreen
@@ -21,6 +22,7 @@ from tests.clients.cli.util import app_for, screen_of, text_of, until
 from tests.server.test_daily import ShiftedClock
 
 
+@pytest.mark.slow
 async def test_todays_deal_from_the_lobby_to_the_result_to_share_and_practice(url, server):
     app = app_for(url)
     async with app.run_test(size=(100, 30)) as pilot:

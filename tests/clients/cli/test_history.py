@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import tilehall.clients.cli.history as history
 from textual.widgets import DataTable
 from tilehall.clients.cli.games.lines import LinesScreen
@@ -67,6 +68,7 @@ async def test_history_lists_games_newest_first_and_pages(url):
         await until(pilot, lambda: list(screen.rooms) == [mathable, ishido])
 
 
+@pytest.mark.slow
 async def test_replay_steps_reveals_the_racks_and_asks_nothing_twice(url, monkeypatch):
     """A Mathable game with hidden racks: the replay shows every rack, a step back costs
     no request, autoplay runs to the end and stops."""

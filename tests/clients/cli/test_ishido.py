@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from tilehall.clients.cli.games.ishido import IshidoScreen
 from tilehall.clients.cli.look import cell_name, stone
 
 from tests.clients.cli.util import app_for, cell_text, create_room, go_to, screen_of, until
 
 
+@pytest.mark.slow
 async def test_place_by_keys_and_click_help_refusals_and_mono(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "ishido")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from tilehall.clients.cli.games.lines import LinesScreen
 from tilehall.clients.cli.look import CHIP_SYMBOLS, cell_name
 
@@ -21,6 +22,7 @@ def chip_and_free_neighbour(board: list[list[int]]) -> tuple[tuple[int, int], tu
     raise AssertionError("no chip can move")
 
 
+@pytest.mark.slow
 async def test_select_a_chip_and_move_it(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "lines")
@@ -49,6 +51,7 @@ async def test_select_a_chip_and_move_it(url):
         assert f"{cell_name(src)}-{cell_name(dst)}" in screen.messages().plain
 
 
+@pytest.mark.slow
 async def test_big_board_fits_80x24_and_mono_chips_are_symbols(url):
     """A 20x20 board of nine colours, without colour: compact, and every chip its symbol."""
     async with app_for(url, mono=True).run_test(size=(80, 24)) as pilot:

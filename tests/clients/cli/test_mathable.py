@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from rich.text import Text
 from textual.widgets import Input, Label
 from tilehall.clients.cli.games import GenericScreen, screen_for
@@ -31,6 +32,7 @@ from tests.clients.cli.util import (
 )
 
 
+@pytest.mark.slow
 async def test_pick_place_and_end_turn_by_keys(url):
     """The test asks a real bot which tile fits where, then plays it with the keys."""
     async with app_for(url).run_test() as pilot:
@@ -72,6 +74,7 @@ async def test_pick_place_and_end_turn_by_keys(url):
         assert len(screen.view["racks"][0]) == 7 or screen.view["bag"] == 0
 
 
+@pytest.mark.slow
 async def test_refusal_mouse_pick_and_exchange(url):
     """A refused placement is shown and changes nothing; then the same turn exchanges."""
     events = Events()
@@ -104,6 +107,7 @@ async def test_refusal_mouse_pick_and_exchange(url):
         assert screen.marked is None
 
 
+@pytest.mark.slow
 async def test_waits_for_a_player_then_starts(url):
     """An open seat: the screen says who it waits for, then shows the board once Bob sits."""
     async with app_for(url).run_test() as pilot:
@@ -135,6 +139,7 @@ def equations_read_true(text: str) -> int:
     return len(found)
 
 
+@pytest.mark.slow
 async def test_watching_shows_the_last_turn_coordinates_and_no_player_keys(url):
     """Two COMP seats play; the spectator sees the last turn marked, listed and labelled."""
     async with app_for(url).run_test(size=(120, 40)) as pilot:
@@ -168,6 +173,7 @@ async def test_watching_shows_the_last_turn_coordinates_and_no_player_keys(url):
         assert equations_read_true(screen.narrate().plain) >= 1  # the log line reads true too
 
 
+@pytest.mark.slow
 async def test_a_hint_marks_the_tile_and_a_click_on_a_labelled_board_finds_its_square(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "mathable", seats=["ada", "COMP"])
@@ -205,6 +211,7 @@ async def test_a_hint_marks_the_tile_and_a_click_on_a_labelled_board_finds_its_s
         assert screen.cursor == (3, 2)
 
 
+@pytest.mark.slow
 async def test_help_lists_the_keys(url):
     """'?' lists the screen's own keys (none were listed once the package became tilehall.*)."""
     async with app_for(url).run_test() as pilot:
@@ -220,6 +227,7 @@ async def test_help_lists_the_keys(url):
         await screen_of(pilot, MathableScreen)
 
 
+@pytest.mark.slow
 async def test_four_seats_keep_the_rack_and_messages_on_an_80x24_screen(url):
     """Long turns and three open racks are trimmed to the board's height, never pushing the
     rack and the message lines off the screen."""
@@ -245,6 +253,7 @@ async def test_four_seats_keep_the_rack_and_messages_on_an_80x24_screen(url):
             assert region.height and region.bottom <= 23, (part, region)  # 23: the status line
 
 
+@pytest.mark.slow
 async def test_the_create_form_names_the_options_as_the_server_labels_them(url):
     """Labels, not wire names ("Stand-in after (s)", not "standin_after"): each key whole in its
     column, a refusal in the same words, and the request still by the options' wire names."""
@@ -276,6 +285,7 @@ async def test_the_create_form_names_the_options_as_the_server_labels_them(url):
         }
 
 
+@pytest.mark.slow
 async def test_a_stand_in_plays_for_an_away_player_until_they_are_back(url):
     """Bob is away on his turn: a COMP stand-in plays his seat, and the screen says so."""
     async with Connection(url, name="bob") as bob:
@@ -336,6 +346,7 @@ async def test_a_game_whose_players_are_all_away_shows_as_paused(url):
             await until(pilot, lambda: "Clock" in screen.side().plain)
 
 
+@pytest.mark.slow
 async def test_the_quit_vote_that_ends_the_game_asks_first(url):
     """Against COMP one vote is every human vote: 'v' asks, a second 'v' ends the game
     (issue 30 item 4, point 5: one press ended a rated game at once)."""
@@ -392,6 +403,7 @@ def test_every_screens_keys_fit_80_columns_and_keep_help_when_squeezed():
     assert all(group in keys.split("  ") for group in squeezed.split("  "))
 
 
+@pytest.mark.slow
 async def test_the_footer_is_whole_at_80x24(url):
     async with app_for(url).run_test(size=(80, 24)) as pilot:
         await create_room(pilot, "mathable", seats=["ada", "COMP"])

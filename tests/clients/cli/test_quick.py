@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from textual.widgets import DataTable
 from tilehall.clients import words
 from tilehall.clients.cli.games.lines import LinesScreen
@@ -52,6 +53,7 @@ async def test_quick_game_waits_with_a_countdown_and_seats_the_next_player(url):
             await until(pilot, lambda: screen.model.names() == ["ada", "bob"])
 
 
+@pytest.mark.slow
 async def test_quick_game_bots_take_the_open_seats_in_time(url, monkeypatch):
     monkeypatch.setattr(words, "QUICK_WAITS", (1, 30))
     async with app_for(url).run_test() as pilot:
@@ -61,6 +63,7 @@ async def test_quick_game_bots_take_the_open_seats_in_time(url, monkeypatch):
         assert screen.model.names() == ["ada", "COMP2", "COMP3"]
 
 
+@pytest.mark.slow
 async def test_quick_game_of_one_starts_at_once(url):
     async with app_for(url).run_test() as pilot:
         await quick(pilot, "lines")
@@ -68,6 +71,7 @@ async def test_quick_game_of_one_starts_at_once(url):
         assert screen.model.status == "playing" and screen.model.seat == 0
 
 
+@pytest.mark.slow
 async def test_the_lobby_shows_ratings_and_follows_a_rated_game(url):
     """A new player's rating, then, back from a game lost to COMP, the rating it moved to."""
     async with app_for(url).run_test() as pilot:
@@ -136,6 +140,7 @@ async def test_leaderboard_pages_and_shows_mine(url):
         await screen_of(pilot, LobbyScreen)
 
 
+@pytest.mark.slow
 async def test_the_quick_form_moves_by_arrows_and_steps_the_wait_in_order(url):
     """↑/↓ go from field to field; ←/→ step "bots after" from shortest to longest, from 30 s
     (issue 30 item 4, point 6: it went 30, 10, 60, 120 and ↑/↓ did nothing)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Static
 from tilehall.clients.cli.games.linksame import LinkSameScreen
 from tilehall.clients.cli.games.matchit import MatchItScreen, tile_label
@@ -39,6 +40,7 @@ async def play_a_pair(pilot, screen, key) -> tuple[tuple[int, int], tuple[int, i
     return tuple(a), tuple(b)
 
 
+@pytest.mark.slow
 async def test_matchit_pair_path_and_highlight(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "matchit")
@@ -74,6 +76,7 @@ async def test_matchit_pair_path_and_highlight(url):
         assert screen.view["score"] == 2 - 4
 
 
+@pytest.mark.slow
 async def test_linksame_pair_and_hint(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "linksame", size="easy")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from tilehall.clients.cli.games.ishido import IshidoScreen
 from tilehall.clients.cli.games.lines import LinesScreen
 from tilehall.clients.cli.games.linksame import LinkSameScreen
@@ -17,6 +18,7 @@ from tests.clients.cli.test_shisen import play_a_pair
 from tests.clients.cli.util import app_for, create_room, go_to, screen_of, until
 
 
+@pytest.mark.slow
 async def test_lines_undo_then_quit(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "lines")
@@ -49,6 +51,7 @@ async def test_lines_undo_then_quit(url):
         assert "Game over: score" in screen.messages().plain
 
 
+@pytest.mark.slow
 async def test_ishido_undo_then_quit(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "ishido")
@@ -68,6 +71,7 @@ async def test_ishido_undo_then_quit(url):
         assert "Game over: you ended it" in screen.side().plain
 
 
+@pytest.mark.slow
 async def test_matchit_undo_pause_and_the_servers_clock(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "matchit")
@@ -108,6 +112,7 @@ async def test_matchit_undo_pause_and_the_servers_clock(url):
         assert "The clock runs again, after" in screen.messages().plain
 
 
+@pytest.mark.slow
 async def test_linksame_undo(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "linksame", size="easy")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from tilehall.clients.cli.games.matchit import MatchItScreen
 from tilehall.clients.words import square, tile_name
 
@@ -13,6 +14,7 @@ from tests.clients.cli.util import app_for, create_room, screen_of, until
 RAW = re.compile(r"\[-?\d+, -?\d+\]|\btiles? \d")
 
 
+@pytest.mark.slow
 async def test_a_match_it_refusal_names_its_tiles_and_squares(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "matchit")

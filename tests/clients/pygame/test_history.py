@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pygame
+import pytest
 from tilehall.clients.config import load_identity
 from tilehall.clients.connection import Connection
 from tilehall.clients.pygame.app import App
@@ -104,6 +105,7 @@ async def as_ada(url: str) -> Connection:
     return conn
 
 
+@pytest.mark.slow
 async def test_history_lists_games_and_the_replay_steps_through_one(app, url, tmp_path):
     conn = await as_ada(url)
     try:

@@ -55,6 +55,7 @@ async def test_a_room_is_taken_only_once_its_hosts_lease_has_lapsed(pg):
     assert await pg.claim_lapsed("r1", "n2", "n1", lease=0.5, healthy_since=since) is None
 
 
+@pytest.mark.slow
 async def test_a_claimer_that_was_itself_cut_off_waits_a_whole_lease(pg):
     """The database was down for everyone: when it returns nobody's lease counts as lapsed
     until the claimer has renewed its own for a whole lease."""
