@@ -46,7 +46,8 @@ async def test_select_a_chip_and_move_it(url):
         assert board[src[0]][src[1]] == 0 or src in thrown  # a throw may land there
         assert board[dst[0]][dst[1]] == colour or removed  # unless it completed a line
         assert screen.selected is None
-        assert f"{cell_name(src)}-{cell_name(dst)}" in screen.messages().plain
+        said = f"chip moved from {cell_name(src)} to {cell_name(dst)}"  # words.json's
+        assert said in screen.messages().plain
 
 
 async def test_big_board_fits_80x24_and_mono_chips_are_symbols(url):
