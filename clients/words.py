@@ -1,7 +1,6 @@
 """What every client says in words: events, pauses, refusals, game options and the quick-game form.
 
-The terminal and pygame clients (and, later, the web client, which reads the
-same tables) tell a player the same things in the same words. Each client
+The terminal, pygame and web clients tell a player the same things in the same words. Each client
 decides only how a sentence looks: a :class:`Said` carries a :class:`Tone`
 that the terminal turns into a style and pygame into a colour.
 
@@ -15,9 +14,11 @@ Nothing here talks to the server or draws; it reads events and views as the
 protocol pages describe them (protocol/games/*.md).
 
 The words shared with the web client (each error code's, a game refusal's from the
-error frame's ``cells`` and ``tiles``, and tiles and stones by name) are in one
-file, ``clients/web/words.json``, that the server also serves to the page: a
-sentence is written once, and the same refusal reads the same in every client.
+error frame's ``cells`` and ``tiles``, tiles and stones by name, the room's and every
+game's event sentences, a rating) are in one file, ``clients/web/words.json``, that the
+server also serves to the page: a sentence is written once, and the same event reads the
+same in every client. Its game events are templates that this module and the page's
+``js/words.js`` render by the same rules (words.json's ``about`` says them).
 """
 
 from __future__ import annotations
