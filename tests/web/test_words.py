@@ -8,6 +8,7 @@ import re
 from playwright.async_api import Page, expect
 from tilehall.clients.words import Words, error_text
 
+from tests.clients import same_words
 from tests.web.test_shell import lobby_ready, sign_in
 
 RAW = re.compile(r"\[-?\d+, -?\d+\]|\btile \d+|\btiles? \d")
@@ -128,69 +129,17 @@ async def test_the_rooms_events_and_refusals_read_the_same_in_the_page_and_in_py
         assert not RAW.search(page_said), page_said
 
 
-PAGE_ONLY = {("matchit", "no_pairs"), ("matchit", "stuck")}
-"""Events the played games of tests/clients/played.py do not reach (a Match-It deal is
-seldom left without a pair): their protocol page's examples stand in."""
-
-
-def real_events(game: str) -> list[dict]:
-    """The events of real games of ``game`` (tests/clients/played.py), and the page's
-    examples of the kinds those games do not reach."""
-    from tests.clients.played import played
-    from tests.clients.test_words import page_events
-
-    events = played(game)
-    seen = {e["e"] for e in events}
-    for kind, evs in page_events(game).items():
-        if kind not in seen and (game, kind) in PAGE_ONLY:
-            events += evs
-    return events
-
-
-READERS = [("ishido", 0, 1), ("lines", 0, 1), ("linksame", 0, 1), ("matchit", 0, 1),
-           ("mathable", 0, 2), ("mathable", None, 2), ("mathable", 1, 3)]  # fmt: skip
-
-
 async def test_every_event_of_real_games_reads_the_same_in_the_page_and_in_python(page: Page):
     """One source of wording: the same events of real games (every kind each engine sends),
     rendered by js/words.js in Chromium and by clients/words.py, give the same sentences,
     tones and housekeeping marks, for a player, a spectator and a reader with no name."""
-    from tilehall.clients.words import rating_text
-
     await page.goto("/")
-    for game, seat, seats in READERS:
-        events = real_events(game)
-        names = ["Ada", "Bob", ""][:seats]  # the third seat has no name: "seat 3"
-        view = {"game": game, "seat": seat, "scores": [0] * seats}
-        said = await page.evaluate(
-            """([game, events, view, names]) => import("/js/words.js").then((w) =>
-                events.map((ev) => {
-                  const own = w.gameEvent(game, ev, view, names);
-                  if (own !== undefined) return own;
-                  const common = w.commonEvent(ev, view, names);
-                  return common === undefined ? null : {text: common};
-                }))""",
-            [game, events, view, names],
-        )
-
-        def name(s: int, names: list[str] = names) -> str:
-            return names[s] if s < len(names) and names[s] else f"seat {s + 1}"
-
-        w = Words(game=game, name=name, seat=seat, seats=seats)
-        assert len(said) == len(events)
-        for ev, js in zip(events, said, strict=True):
-            py = w.event(ev)
-            assert js is not None and py is not None, ev
-            assert js["text"] == py.text, (game, seat, ev)
-            if "tone" in js:
-                assert (js["tone"], js["minor"]) == (py.tone.value, py.minor), (game, ev)
-            assert not RAW.search(py.text), py.text
-    ratings = [{"rating": 1642.4, "rd": 71.2, "games": 18}, {"rating": 1500, "rd": 350, "games": 1}]
-    page_ratings = await page.evaluate(
-        """(rs) => import("/js/words.js").then((w) => rs.map(w.ratingText))""", ratings
+    given = same_words.cases()
+    said = await page.evaluate(
+        f"(cases) => import('/js/words.js').then((w) => ({same_words.RENDER})(w, cases))", given
     )
-    assert (
-        page_ratings
-        == [rating_text(r) for r in ratings]
-        == ["1642 ± 142 (18 games)", "1500 ± 700 (1 game)"]
+    assert same_words.check(given, said) > 1000
+    ratings = await page.evaluate(
+        "(rs) => import('/js/words.js').then((w) => rs.map(w.ratingText))", same_words.RATINGS
     )
+    same_words.check_ratings(ratings)
