@@ -9,6 +9,7 @@ clock is the caller's, so the same events come every run.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -169,26 +170,7 @@ def _matchit() -> list[Played]:
     first.play(60)  # a sheet cleared: its bonus and the next sheet
     first.wait(10_000.0)  # the sheet's time runs out
     first.act(0, {"do": "quit"})
-    stuck = Played("matchit", seed=8)
-    rng = random.Random(3)
-    for _ in range(400):  # pairs picked at random, not the bot's way: the sheet gets stuck
-        if stuck.over:
-            break
-        pairs = playable(stuck)
-        if not pairs:
-            stuck.act(0, {"do": "help"})
-            continue
-        a, b = rng.choice(pairs)
-        stuck.act(0, {"do": "pair", "a": list(a), "b": list(b)})
-    return [first, stuck]
-
-
-def playable(p: Played) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    from tilehall.server.games.matchit import match_key
-    from tilehall.server.games.shisensho import playable_pairs
-
-    board = [list(row) for row in p.engine.view(0)["board"]]
-    return [(tuple(a), tuple(b)) for a, b in playable_pairs(board, match_key)]  # type: ignore[misc]
+    return [first]
 
 
 def _mathable() -> list[Played]:
@@ -229,6 +211,12 @@ _PLAYS: dict[str, Callable[[], list[Played]]] = {
 }
 
 
+@functools.cache
+def _played(game: str) -> tuple[Event, ...]:
+    return tuple(ev for p in _PLAYS[game]() for ev in p.events)
+
+
 def played(game: str) -> list[Event]:
-    """Every event seat 0 saw in the games of ``game`` played here, in order."""
-    return [ev for p in _PLAYS[game]() for ev in p.events]
+    """Every event seat 0 saw in the games of ``game`` played here, in order (played once a
+    run: the games are the same every time)."""
+    return [dict(ev) for ev in _played(game)]
