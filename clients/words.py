@@ -371,11 +371,15 @@ def plural(n: Any, word: str) -> str:
     return f"{_text(n)} {word if n == 1 else many}"
 
 
+OPS: dict[str, str] = WORDS["tiles"]["mathable"]["ops"]
+"""Mathable's operators as every client writes them (a times and a division sign for ``*``
+and ``/``)."""
+
+
 def equation(ev: Mapping[str, Any]) -> str:
     """A placed Mathable tile and its equations as people write them: ``21=7*3``, the
     operators as words.json spells them (a times sign for ``*``)."""
-    ops: dict[str, str] = WORDS["tiles"]["mathable"]["ops"]
-    return Placement.from_event(dict(ev)).equation(ops=ops)
+    return Placement.from_event(dict(ev)).equation(ops=OPS)
 
 
 def _and(items: Sequence[str]) -> str:
