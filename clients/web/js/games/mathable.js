@@ -444,7 +444,7 @@ export function mount(root, ctx) {
     if (view.result) {
       const res = view.result;
       const winners = (res.winners || []).map((s) => seatName(s, view, ctx.players)).join(" and ");
-      const over = `Game over (${res.reason === "quit" ? "everyone voted to quit" : "no more moves"}): ${winners} won.`;
+      const over = `Game over (${res.reason === "quit" ? "ended by a quit vote" : "no more moves"}): ${winners} won.`;
       items.push({ key: "over", sig: over, build: () => h("div", { class: "tb-over", text: over }) });
       if (res.penalties) {
         const text = `Rack penalties: ${res.penalties.join(", ")}`;
