@@ -1,7 +1,6 @@
 """What every client says in words: events, pauses, refusals, game options and the quick-game form.
 
-The terminal and pygame clients (and, later, the web client, which reads the
-same tables) tell a player the same things in the same words. Each client
+The terminal, pygame and web clients tell a player the same things in the same words. Each client
 decides only how a sentence looks: a :class:`Said` carries a :class:`Tone`
 that the terminal turns into a style and pygame into a colour.
 
@@ -15,14 +14,17 @@ Nothing here talks to the server or draws; it reads events and views as the
 protocol pages describe them (protocol/games/*.md).
 
 The words shared with the web client (each error code's, a game refusal's from the
-error frame's ``cells`` and ``tiles``, and tiles and stones by name) are in one
-file, ``clients/web/words.json``, that the server also serves to the page: a
-sentence is written once, and the same refusal reads the same in every client.
+error frame's ``cells`` and ``tiles``, tiles and stones by name, the room's and every
+game's event sentences, a rating) are in one file, ``clients/web/words.json``, that the
+server also serves to the page: a sentence is written once, and the same event reads the
+same in every client. Its game events are templates that this module and the page's
+``js/words.js`` render by the same rules (words.json's ``about`` says them).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,10 +56,12 @@ __all__ = [
     "option_label",
     "option_value",
     "paused_why",
+    "plural",
     "quick_fields",
     "quick_note",
     "quick_request",
     "quit_vote_question",
+    "rating_text",
     "refusal_text",
     "square",
     "stone_label",
@@ -178,23 +182,13 @@ def tile_label(game: str, kind: int) -> str:
     return str(kind)
 
 
-MOVEMENT = {
-    "none": "tiles stay put",
-    "down": "columns fall down",
-    "right": "rows slide right",
-    "rows_to_middle": "rows close on the middle",
-    "cols_to_middle": "columns close on the middle",
-    "rows_to_edges": "rows go to the top/bottom",
-    "cols_to_edges": "columns go to the sides",
-    "left_down_right_up": "left falls, right rises",
-    "top_right_bottom_left": "top goes right, bottom left",
-}
+MOVEMENT: dict[str, str] = WORDS["movement"]
 """LinkSame's movement rules (``view.movement``, the ``stage`` event's) in words."""
 
 
 def duration(seconds: float) -> str:
     """``42 s``, ``3 min 5 s``: how long a pause lasted."""
-    whole = round(seconds)
+    whole = math.floor(seconds + 0.5)  # halves up, as the page's Math.round
     return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60} s"
 
 
@@ -220,10 +214,6 @@ def paused_why(why: str, *, seats: int, player: bool) -> str:
 def fill(template: str, **values: Any) -> str:
     """``template`` with its ``{name}`` places filled (the shared words' one syntax)."""
     return re.sub(r"\{(\w+)\}", lambda m: str(values.get(m[1], m[0])), template)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 # -- events -------------------------------------------------------------------------------
@@ -277,6 +267,20 @@ class Words:
         cells = {k: square(v) for k, v in action.items() if isinstance(v, list | tuple)}
         return fill(template, **cells)
 
+    def who(self, seat: Any, opens: bool = False) -> str:
+        """A seat as a sentence names it: ``you`` for the reader's own, else its name
+        (``seat N`` without one); ``opens``: to open a sentence (``You``, ``Seat 2``,
+        a name as its player wrote it)."""
+        if seat is None:
+            name = "nobody"
+        elif seat == self.seat:
+            name = "you"
+        else:
+            name = self.name(int(seat))
+        if opens and (name in ("you", "nobody") or re.fullmatch(r"seat \d+", name)):
+            return name.capitalize()
+        return name
+
     def tile(self, kind: int) -> str:
         """A tile as it looks, in the shared words (:func:`tile_name`)."""
         return tile_name(self.game, kind)
@@ -322,240 +326,182 @@ _COMMON: dict[str, _Teller] = {
 """Events any game may send: the room's more than the game's."""
 
 
-# Ishido
+# -- each game's own events: rendered from words.json's ``games`` ---------------------------
+#
+# The template language is words.json's (its ``about`` says it) and js/words.js renders it
+# the same way: a change to one of the two renderers is a change to the other.
+
+_TONES = {t.value: t for t in Tone}
 
 
-def _ishido_placed(w: Words, ev: dict[str, Any]) -> Said:
-    n = int(ev.get("neighbours") or 0)
-    text = f"{stone_name(ev.get('stone')).capitalize()} on {square(ev['at'])}: "
-    text += f"{_plural(n, 'neighbour')}, +{ev['points']}"
-    if ev.get("fourway"):
-        return Said(text + f"  4-WAY! +{ev['bonus']}", Tone.NOTE)
-    return Said(text)
+def _true(value: Any) -> bool:
+    """Whether an ``if`` takes its ``then``: JSON's false values, and an empty list."""
+    return value is not None and value is not False and value != 0 and value != "" and value != []
 
 
-def _ishido_drew(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"Next stone {stone_name(ev.get('stone'))}, {ev.get('pouch')} left", minor=True)
+def _text(value: Any) -> str:
+    """A value as a template writes it, as JavaScript's ``String`` does for JSON's values."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list | tuple):
+        return ", ".join(_text(v) for v in value)
+    return str(value)
 
 
-def _ishido_won(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"All stones placed! Bonus {ev['bonus']}, score {ev['score']}", Tone.NOTE)
+def _pick(node: Any, values: Mapping[str, Any]) -> Any:
+    """A node's leaf for this event: ``if``/``then``/``else`` and ``by`` followed down."""
+    while isinstance(node, dict):
+        if "if" in node:
+            node = node.get("then" if _true(values.get(node["if"])) else "else", "")
+        elif "by" in node:
+            key = _text(values.get(node["by"]))
+            node = node[key] if key in node else node.get("*", "")
+        else:
+            return ""
+    return node
 
 
-def _ishido_over(w: Words, ev: dict[str, Any]) -> Said:
-    if ev.get("reason") == "quit":
-        return Said(f"Game ended: {ev['left']} left, score {ev['score']}", Tone.NOTE)
-    return Said(
-        f"The {stone_name(ev.get('stone'))} fits nowhere: game over, {ev['left']} left, "
-        f"bonus {ev['bonus']}, score {ev['score']}",
-        Tone.NOTE,
+def plural(n: Any, word: str) -> str:
+    """``1 life``, ``3 lives``: the shared words' odd plurals, else an ``s``."""
+    many: str = WORDS["plurals"].get(word, f"{word}s")
+    return f"{_text(n)} {word if n == 1 else many}"
+
+
+OPS: dict[str, str] = WORDS["tiles"]["mathable"]["ops"]
+"""Mathable's operators as every client writes them (a times and a division sign for ``*``
+and ``/``)."""
+
+
+def equation(ev: Mapping[str, Any]) -> str:
+    """A placed Mathable tile and its equations as people write them: ``21=7*3``, the
+    operators as words.json spells them (a times sign for ``*``)."""
+    return Placement.from_event(dict(ev)).equation(ops=OPS)
+
+
+def _and(items: Sequence[str]) -> str:
+    said = list(items)
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}" if said else ""
+
+
+def rating_text(rating: Mapping[str, Any]) -> str:
+    """A rating as every client writes it (words.json's ``rating``): ``1642 ± 142 (18 games)``.
+
+    The margin is twice the Glicko deviation: the player's strength lies within it about
+    95 % of the time, so a new player's 1500 reads ``± 700`` until games bring it down.
+    """
+    return fill_in(
+        WORDS["rating"],
+        {
+            "rating": round(float(rating.get("rating") or 0)),
+            "margin": round(2 * float(rating.get("rd") or 0)),
+            "games": int(rating.get("games") or 0),
+        },
+        game="",
+        who=lambda seat, opens: str(seat),
     )
 
 
-def _ishido_help(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(
-        f"Best square: {square(ev['at'])} (+{ev['points']}); helps used {ev['helps']}", Tone.NOTE
-    )
+def fill_in(
+    template: str,
+    values: Mapping[str, Any],
+    *,
+    game: str,
+    who: Callable[[Any, bool], str],
+    parts: Mapping[str, Any] | None = None,
+) -> str:
+    """``template`` with each ``{name|filter...}`` filled from ``parts`` (nodes, rendered
+    in turn from ``values`` alone: a part may name the field it is named after) or
+    ``values``; ``who(seat, opens)`` names a seat."""
+
+    def one(m: re.Match[str]) -> str:
+        name, *filters = m[1].split("|")
+        if parts is not None and name in parts:
+            value: Any = fill_in(str(_pick(parts[name], values)), values, game=game, who=who)
+        else:
+            value = values.get(name)
+        for f in filters:
+            value = _filter(f, value, game, who)
+        return _text(value)
+
+    return re.sub(r"\{([\w|: ]+)\}", one, template)
 
 
-# Lines
+def _filter(spec: str, value: Any, game: str, who: Callable[[Any, bool], str]) -> Any:
+    name, _, arg = spec.partition(":")
+    items = list(value) if isinstance(value, list | tuple) else []
+    match name:
+        case "square":
+            return square(value)
+        case "squares":
+            return [square(c) for c in items]
+        case "tile":
+            return "-" if value is None else tile_name(game, value)
+        case "tiles":
+            return [tile_name(game, t) for t in items]
+        case "who" | "Who":
+            return who(value, name == "Who")
+        case "seats":
+            return [who(s, False) for s in items]
+        case "chip":
+            colours: list[str] = WORDS["tiles"]["lines"]["colours"]
+            ok = isinstance(value, int) and 0 < value < len(colours)
+            return colours[value] if ok else f"colour {_text(value)}"
+        case "movement":
+            return WORDS["movement"].get(_text(value), _text(value))
+        case "from1":
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            return value + 1 if whole else value
+        case "signed":
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            return f"+{_text(value)}" if number and value >= 0 else value
+        case "count":
+            return len(items)
+        case "distinct":
+            return list(dict.fromkeys(items))
+        case "and":
+            return _and([_text(v) for v in items])
+        case "list":
+            return ", ".join(_text(v) for v in items)
+        case "duration":
+            return duration(float(value or 0))
+        case "plural":
+            return plural(value, arg)
+        case "cap":
+            text = _text(value)
+            return text[:1].upper() + text[1:]
+    raise ValueError(f"words.json: no filter {name!r}")
 
 
-def _lines_moved(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"{square(ev['from'])}-{square(ev['to'])}")
+def _game_teller(entry: Any) -> _Teller:
+    """The teller of one ``games`` entry of words.json."""
+    spec: dict[str, Any] = entry if isinstance(entry, dict) and "text" in entry else {"text": entry}
 
+    def tell(w: Words, ev: dict[str, Any]) -> Said:
+        values = dict(ev)
+        values["mine"] = ev.get("seat") is not None and ev.get("seat") == w.seat
+        if ev.get("equations") is not None and ev.get("tile") is not None:
+            values["equation"] = equation(ev)
+        text = fill_in(
+            str(_pick(spec["text"], values)),
+            values,
+            game=w.game,
+            who=w.who,
+            parts=spec.get("parts") or {},
+        )
+        tone = _TONES.get(str(_pick(spec.get("tone", "plain"), values)), Tone.PLAIN)
+        return Said(text, tone, minor=_pick(spec.get("minor", False), values) is True)
 
-def _lines_removed(w: Words, ev: dict[str, Any]) -> Said:
-    streak = f", streak {ev['streak']}" if ev.get("streak") else ""
-    thrown = "" if ev.get("by") == "move" else " (thrown)"
-    return Said(f"{ev['n']} in a line{thrown}: +{ev['points']}{streak}", Tone.NOTE)
-
-
-def _lines_thrown(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"{len(ev.get('cells') or [])} new chips", Tone.QUIET)
-
-
-def _score_over(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"Game over: score {ev['score']}", Tone.NOTE)
-
-
-# LinkSame and Match-It
-
-
-def _pair(w: Words, ev: dict[str, Any]) -> str:
-    return f"{square(ev['a'])}+{square(ev['b'])}"
-
-
-def _linksame_removed(w: Words, ev: dict[str, Any]) -> Said:
-    bonus = f" (speed +{ev['bonus']})" if ev.get("bonus") else ""
-    slid = f", {len(ev['moved'])} slid" if ev.get("moved") else ""
-    return Said(f"{_pair(w, ev)}: {w.tile(int(ev['tile']))} +{ev['points']}{bonus}{slid}")
-
-
-def _linksame_hint(w: Words, ev: dict[str, Any]) -> Said:
-    return Said(f"Hint: {_pair(w, ev)}, {ev['points']}", Tone.NOTE)
-
-
-def _linksame_shuffled(w: Words, ev: dict[str, Any]) -> Said:
-    if ev.get("free"):
-        return Said("Reshuffled (free, no pair left)")
-    return Said(f"Reshuffled {ev['points']}")
-
-
-def _stage(n: Any) -> str:
-    return f"Stage {int(n) + 1}"
-
-
-_LINKSAME_OVER = {"completed": "every stage cleared", "quit": "ended", "time": "time is up"}
-
-
-_LINKSAME_EVENTS: dict[str, _Teller] = {
-    "removed": _linksame_removed,
-    "shot_clock": lambda w, ev: Said(f"Shot clock {ev['points']}", Tone.BAD),
-    "hint": _linksame_hint,
-    "shuffled": _linksame_shuffled,
-    "restarted": lambda w, ev: Said(f"{_stage(ev['stage'])} restarted"),
-    "stage_clear": lambda w, ev: Said(f"{_stage(ev['stage'])} clear!", Tone.NOTE),
-    "stage": lambda w, ev: Said(
-        f"{_stage(ev['stage'])}: {MOVEMENT.get(ev.get('movement', ''), ev.get('movement'))}"
-    ),
-    "game_over": lambda w, ev: Said(
-        f"Game over ({_LINKSAME_OVER.get(ev.get('reason', ''), ev.get('reason'))}): {ev['score']}",
-        Tone.NOTE,
-    ),
-}
-
-
-def _matchit_removed(w: Words, ev: dict[str, Any]) -> Said:
-    names = list(dict.fromkeys(w.tile(int(t)) for t in ev.get("tiles") or []))
-    how = f" (help, {ev['helps']} left)" if ev.get("help") else f" +{ev['points']}"
-    margins = f", margin {'/'.join(ev['margins'])}" if ev.get("margins") else ""
-    return Said(f"{_pair(w, ev)}: {' and '.join(names)}{how}{margins}")
-
-
-_LIFE = {"time_out": "time is up", "stuck": "no pair is left", "giveup": "given up"}
-
-
-_MATCHIT_EVENTS: dict[str, _Teller] = {
-    "removed": _matchit_removed,
-    "no_path": lambda w, ev: Said(
-        f"No path between {square(ev['a'])} and {square(ev['b'])}: {ev['points']}", Tone.BAD
-    ),
-    "highlight": lambda w, ev: Said(
-        f"{len(ev.get('cells') or [])} matching tiles marked: {ev['points']}"
-    ),
-    "no_pairs": lambda w, ev: Said("No pair can be removed", Tone.NOTE),
-    "sheet_clear": lambda w, ev: Said(
-        f"Sheet {ev['level']} clear! +{ev['points']} bonus", Tone.NOTE
-    ),
-    "time_out": lambda w, ev: Said("Time is up!", Tone.BAD),
-    "stuck": lambda w, ev: Said("No pair is left!", Tone.BAD),
-    "giveup": lambda w, ev: Said("Sheet given up!", Tone.BAD),
-    "life_lost": lambda w, ev: Said(
-        f"A life lost ({_LIFE.get(ev.get('reason', ''), ev.get('reason'))}), {ev['lives']} left",
-        Tone.BAD,
-    ),
-    "sheet": lambda w, ev: Said(f"Sheet {ev['level']}: {ev['sheet_time']} s"),
-    "game_over": lambda w, ev: Said(
-        f"Game over: {ev['score']} points, level {ev.get('level')}", Tone.NOTE
-    ),
-}
-
-
-# Mathable
-
-
-def _mathable_placed(w: Words, ev: dict[str, Any]) -> Said:
-    eqs = Placement.from_event(ev).equation()
-    extra = " +draw" if ev.get("draw_earned") else ""
-    who = w.name(ev.get("seat"))
-    return Said(f"{who}: {ev['tile']} on {square(ev['at'])} ({eqs}) +{ev['points']}{extra}")
-
-
-def _mathable_drew(w: Words, ev: dict[str, Any]) -> Said:
-    who = w.name(ev.get("seat"))
-    if ev.get("reason") == "extra":
-        return Said(f"{who} drew an extra tile")
-    return Said(f"{who} drew {_plural(int(ev.get('count') or 0), 'tile')}", minor=True)
-
-
-def _mathable_drew_tiles(w: Words, ev: dict[str, Any]) -> Said:
-    tiles = " ".join(str(t) for t in ev.get("tiles") or [])
-    return Said(f"You drew {tiles}", Tone.QUIET, minor=ev.get("reason") != "extra")
-
-
-def _mathable_hint(w: Words, ev: dict[str, Any]) -> Said:
-    tile = ev.get("tile")
-    if tile is None:
-        return Said("Hint: nothing on your rack fits", Tone.NOTE)
-    return Said(f"Hint: the {tile} fits somewhere (marked on your rack)", Tone.NOTE)
-
-
-def _mathable_hinted(w: Words, ev: dict[str, Any]) -> Said:
-    mine = ev.get("seat") == w.seat
-    return Said(f"{w.name(ev.get('seat'))} asked for a hint", Tone.QUIET, minor=mine)
-
-
-def _mathable_turn_ended(w: Words, ev: dict[str, Any]) -> Said:
-    who = w.name(ev.get("seat"))
-    return Said(
-        f"{who} ended the turn ({ev.get('placed')} placed)", minor=ev.get("reason") != "end"
-    )
-
-
-def _mathable_turn(w: Words, ev: dict[str, Any]) -> Said:
-    if ev.get("seat") == w.seat:
-        return Said("your turn", Tone.GOOD)
-    return Said(f"{w.name(ev.get('seat'))} to move")
-
-
-def _mathable_vote(w: Words, ev: dict[str, Any]) -> Said:
-    votes = "votes" if ev.get("vote") else "no longer votes"
-    return Said(f"{w.name(ev.get('seat'))} {votes} to quit")
-
-
-def _mathable_over(w: Words, ev: dict[str, Any]) -> Said:
-    scores = " ".join(str(s) for s in ev.get("scores") or [])
-    return Said(f"Game over ({ev.get('reason')}): {scores}", Tone.NOTE)
-
-
-_MATHABLE_EVENTS: dict[str, _Teller] = {
-    "placed": _mathable_placed,
-    "bonus": lambda w, ev: Said(f"{w.name(ev.get('seat'))}: 7 tiles, +{ev['points']}!", Tone.NOTE),
-    "drew": _mathable_drew,
-    "drew_tiles": _mathable_drew_tiles,
-    "exchanged": lambda w, ev: Said(
-        f"{w.name(ev.get('seat'))} exchanged {_plural(int(ev.get('count') or 0), 'tile')}"
-    ),
-    "hinted": _mathable_hinted,
-    "hint": _mathable_hint,
-    "timeout": lambda w, ev: Said(f"{w.name(ev.get('seat'))} ran out of time", Tone.NOTE),
-    "turn_ended": _mathable_turn_ended,
-    "turn": _mathable_turn,
-    "quit_vote": _mathable_vote,
-    "game_over": _mathable_over,
-}
+    return tell
 
 
 _EVENTS: dict[str, dict[str, _Teller]] = {
-    "ishido": {
-        "placed": _ishido_placed,
-        "drew": _ishido_drew,
-        "won": _ishido_won,
-        "game_over": _ishido_over,
-        "help": _ishido_help,
-    },
-    "lines": {
-        "moved": _lines_moved,
-        "removed": _lines_removed,
-        "thrown": _lines_thrown,
-        "game_over": _score_over,
-    },
-    "linksame": _LINKSAME_EVENTS,
-    "matchit": _MATCHIT_EVENTS,
-    "mathable": _MATHABLE_EVENTS,
+    game: {kind: _game_teller(entry) for kind, entry in table.items()}
+    for game, table in WORDS["games"].items()
 }
-"""Each game's own events (protocol/games/<game>.md), by event type."""
 
 
 # -- refusals -------------------------------------------------------------------------------

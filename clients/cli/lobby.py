@@ -27,7 +27,13 @@ from tilehall.clients.cli.scores import detail_text
 from tilehall.clients.cli.widgets import Choice, PagedScreen, StatusLine
 from tilehall.clients.connection import ServerError
 from tilehall.clients.model import LobbyModel, seat_label
-from tilehall.clients.words import option_label, quick_fields, quick_note, quick_request
+from tilehall.clients.words import (
+    option_label,
+    quick_fields,
+    quick_note,
+    quick_request,
+    rating_text,
+)
 from tilehall.protocol import ErrorCode
 
 if TYPE_CHECKING:
@@ -64,19 +70,6 @@ def seats_text(room: dict[str, Any]) -> str:
             label += "~"  # holds the seat but is away
         out.append(label)
     return ", ".join(out) or "-"
-
-
-def rating_text(rating: dict[str, Any]) -> str:
-    """A rating as a player reads it: ``1642 (rd 71, 18 games)``.
-
-    The deviation stays beside the number: a new player's 1500 means little
-    until their ``rd`` has come down from 350.
-    """
-    games = int(rating.get("games") or 0)
-    return (
-        f"{float(rating['rating']):.0f} (rd {float(rating['rd']):.0f}, "
-        f"{games} game{'' if games == 1 else 's'})"
-    )
 
 
 class NameScreen(ModalScreen[str]):
@@ -946,7 +939,7 @@ class LeaderboardScreen(PagedScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#board", DataTable)
-        for label, width in (("#", 4), ("name", 24), ("rating", 7), ("rd", 5), ("games", 6)):
+        for label, width in (("#", 4), ("name", 24), ("rating", 7), ("±", 5), ("games", 6)):
             table.add_column(label, width=width)
         self.load()
 
@@ -982,7 +975,7 @@ class LeaderboardScreen(PagedScreen):
                         str(rank),
                         entry["name"],
                         f"{entry['rating']:.0f}",
-                        f"{entry['rd']:.0f}",
+                        f"{2 * entry['rd']:.0f}",  # the margin of rating_text
                         str(entry["games"]),
                     )
                 )

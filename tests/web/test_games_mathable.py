@@ -172,7 +172,7 @@ async def test_mathable_by_mouse_and_keyboard(page: Page, server: Server, url: s
     view = await w.until(lambda v: v["status"] == "over")
     assert view["result"]["reason"] == "quit"
     over = page.locator("#board .tb-over")
-    await over.get_by_text("Game over (everyone voted to quit)").wait_for()
+    await over.get_by_text("Game over (ended by a quit vote)").wait_for()
     await w.close()
 
 

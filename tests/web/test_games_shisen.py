@@ -96,7 +96,7 @@ async def test_matchit_by_mouse_and_keyboard(page: Page, server: Server, url: st
     await page.keyboard.press("g")
     view = await w.until(lambda v: v["lives"] == 2)
     assert view["tiles_left"] == 96 and view["level"] == 1
-    await page.get_by_role("log").get_by_text("A life lost, 2 left.").wait_for()
+    await page.get_by_role("log").get_by_text("A life lost: 2 lives left").wait_for()
 
     # Quit asks twice.
     await page.get_by_role("button", name="Quit").click()

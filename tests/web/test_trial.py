@@ -162,9 +162,9 @@ async def test_you_vote_to_quit_in_words(page: Page):
         }"""
     )
     assert told == [
-        "You vote to quit (votes: you).",
-        "You no longer vote to quit (votes: nobody).",
-        "Seat 2 votes to quit (votes: you, seat 2).",
+        "You vote to quit (votes so far: you)",
+        "You no longer vote to quit",
+        "Seat 2 votes to quit (votes so far: you and seat 2)",
     ]
 
 

@@ -8,6 +8,7 @@ import re
 from playwright.async_api import Page, expect
 from tilehall.clients.words import Words, error_text
 
+from tests.clients import same_words
 from tests.web.test_shell import lobby_ready, sign_in
 
 RAW = re.compile(r"\[-?\d+, -?\d+\]|\btile \d+|\btiles? \d")
@@ -126,3 +127,19 @@ async def test_the_rooms_events_and_refusals_read_the_same_in_the_page_and_in_py
         )  # fmt: skip
         assert page_said == python_said, frame
         assert not RAW.search(page_said), page_said
+
+
+async def test_every_event_of_real_games_reads_the_same_in_the_page_and_in_python(page: Page):
+    """One source of wording: the same events of real games (every kind each engine sends),
+    rendered by js/words.js in Chromium and by clients/words.py, give the same sentences,
+    tones and housekeeping marks, for a player, a spectator and a reader with no name."""
+    await page.goto("/")
+    given = same_words.cases()
+    said = await page.evaluate(
+        f"(cases) => import('/js/words.js').then((w) => ({same_words.RENDER})(w, cases))", given
+    )
+    assert same_words.check(given, said) > 1000
+    ratings = await page.evaluate(
+        "(rs) => import('/js/words.js').then((w) => rs.map(w.ratingText))", same_words.RATINGS
+    )
+    same_words.check_ratings(ratings)

@@ -299,7 +299,7 @@ class MathableScreen(GameScreen):
                     text.append(f" ... {left} more on the board\n", style="dim")
                     room -= 1
                     break
-                text.append(f" {cell_name(p.at):<3} {p.equation()} +{p.points}\n")
+                text.append(f" {cell_name(p.at):<3} {p.equation(ops=words.OPS)} +{p.points}\n")
                 room -= 1
 
     def square(self, cell: tuple[int, int]) -> str:

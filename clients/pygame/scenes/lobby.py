@@ -21,9 +21,9 @@ from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import PAD, Scene
 from tilehall.clients.pygame.scenes.daily import DailyScene
 from tilehall.clients.pygame.scenes.history import HistoryScene
-from tilehall.clients.pygame.scenes.ratings import LeaderboardScene, rating_text
+from tilehall.clients.pygame.scenes.ratings import LeaderboardScene
 from tilehall.clients.pygame.widgets import Button, TextField
-from tilehall.clients.words import changed_options, option_label, quick_request
+from tilehall.clients.words import changed_options, option_label, quick_request, rating_text
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.scenes.base import App
@@ -633,7 +633,7 @@ class LobbyScene(Scene):
             room = self.leaderboard_button.rect.x - x - 8
             line = "your rating " + (rating_text(rating) if rating else "-")
             if rating and d.font(20).size(line)[0] > room:  # the short form in a narrow window
-                line = f"rating {rating['rating']:.0f} ±{rating['rd']:.0f}"
+                line = rating_text(rating)
             size = d.text_fit(line, room, 20)
             d.text(surf, line, (x, y + 10), size=size, colour=d.GOLD, anchor="midleft")
             y += 34

@@ -44,7 +44,6 @@ RECENT_EDGE: d.Colour = (70, 150, 235)
 RECENT_FACE: d.Colour = (226, 238, 250)
 DRAG_SLOP = 6
 """Pixels the mouse may move with a tile pressed before it counts as a drag, not a click."""
-OPS = {"*": "\u00d7", "/": "\u00f7"}
 
 
 class Held:
@@ -467,7 +466,7 @@ class MathableScene(GameScene):
                 more = f"... and {len(turn.placed) - n} more"
                 d.text(surf, more, (x + 10, y - 2), size=17, colour=d.TEXT_DIM)
                 return y + 18
-            line = p.equation(ops=OPS, space=" ")
+            line = p.equation(ops=words.OPS, space=" ")
             d.text(surf, line, (x + 10, y), size=d.text_fit(line, w - 70, 19))
             d.text(surf, f"+{p.points}", (x + w, y), size=19, colour=d.GOLD, anchor="topright")
             y += 20

@@ -1,8 +1,8 @@
 """A rated game's leaderboard, a page at a time, with the player's own rating above it.
 
 Ratings are Glicko-2 estimates: the ``rd`` shown after each is how unsure the
-server still is (two of them either way cover the player's strength about 95 %
-of the time), so a new player's 1500 reads ``±350``.
+server still is; a rating reads as every client writes it (clients/words.py
+``rating_text``: twice the deviation either way, about 95 % sure).
 """
 
 from __future__ import annotations
@@ -14,17 +14,12 @@ from tilehall.clients.pygame import draw as d
 from tilehall.clients.pygame.scenes.base import Scene
 from tilehall.clients.pygame.scenes.pages import ListScene
 from tilehall.clients.pygame.widgets import Button
+from tilehall.clients.words import rating_text
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.scenes.base import App
 
-__all__ = ["LeaderboardScene", "rating_text"]
-
-
-def rating_text(rating: dict[str, Any]) -> str:
-    """A rating as a player reads it: ``1643 ±72 (18 games)``."""
-    n = int(rating.get("games") or 0)
-    return f"{rating['rating']:.0f} ±{rating['rd']:.0f} ({n} game{'s' * (n != 1)})"
+__all__ = ["LeaderboardScene"]
 
 
 class LeaderboardScene(ListScene):
@@ -108,7 +103,12 @@ class LeaderboardScene(ListScene):
                 anchor="midright",
             )
             d.text(
-                surf, f"{e['rd']:.0f}", (x_rd, mid), size=19, colour=d.TEXT_DIM, anchor="midright"
+                surf,
+                f"{2 * e['rd']:.0f}",
+                (x_rd, mid),
+                size=19,
+                colour=d.TEXT_DIM,
+                anchor="midright",
             )
             d.text(surf, str(e["games"]), (x_games, mid), size=19, colour=colour, anchor="midright")
             y += self.row_height

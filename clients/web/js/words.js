@@ -150,3 +150,152 @@ export function commonEvent(ev, view, names) {
     default: return undefined;
   }
 }
+
+// -- each game's own events: rendered from words.json's `games` ---------------------------
+//
+// The template language is words.json's (its `about` says it) and clients/words.py renders
+// it the same way: a change to one of the two renderers is a change to the other.
+
+function isTrue(v) {
+  return !(v === null || v === undefined || v === false || v === 0 || v === "" || (Array.isArray(v) && v.length === 0));
+}
+
+/** A value as a template writes it (as Python's renderer does: null is "", lists ", "). */
+function text(v) {
+  if (v === null || v === undefined) return "";
+  if (Array.isArray(v)) return v.map(text).join(", ");
+  return String(v);
+}
+
+/** A node's leaf for this event: `if`/`then`/`else` and `by` followed down. */
+function pick(node, values) {
+  while (node !== null && typeof node === "object" && !Array.isArray(node)) {
+    if ("if" in node) {
+      node = isTrue(values[node.if]) ? node.then : node.else;
+      if (node === undefined) node = "";
+    } else if ("by" in node) {
+      const key = text(values[node.by]);
+      node = Object.prototype.hasOwnProperty.call(node, key) ? node[key] : (node["*"] ?? "");
+    } else {
+      return "";
+    }
+  }
+  return node;
+}
+
+/** `1 life`, `3 lives`: the shared words' odd plurals, else an `s`. */
+export function plural(n, word) {
+  return `${text(n)} ${n === 1 ? word : (WORDS.plurals[word] ?? `${word}s`)}`;
+}
+
+/** A placed Mathable tile and its equations as people write them: `21=7×3` (the larger
+ * operand first for - and /, as clients/mathable.py's `operands`). */
+export function equation(ev) {
+  const ops = WORDS.tiles.mathable.ops;
+  const parts = (ev.equations || []).map((q) => {
+    let { a, b } = q;
+    const op = q.op;
+    if (op === "-") [a, b] = [Math.max(a, b), Math.min(a, b)];
+    else if (op === "/" && !(b !== 0 && a === ev.tile * b)) [a, b] = [b, a];
+    return `${a}${ops[op] ?? op}${b}`;
+  });
+  return [String(ev.tile), ...parts].join("=");
+}
+
+function and(items) {
+  if (!items.length) return "";
+  return items.length === 1 ? items[0] : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+function applyFilter(spec, value, game, who) {
+  const at = spec.indexOf(":");
+  const name = at < 0 ? spec : spec.slice(0, at);
+  const arg = at < 0 ? "" : spec.slice(at + 1);
+  const items = Array.isArray(value) ? value : [];
+  switch (name) {
+    case "square": return square(value);
+    case "squares": return items.map(square);
+    case "tile": return value === null || value === undefined ? "-" : tileName(game, value);
+    case "tiles": return items.map((t) => tileName(game, t));
+    case "who": case "Who": return who(value, name === "Who");
+    case "seats": return items.map((s) => who(s, false));
+    case "chip": {
+      const colours = WORDS.tiles.lines.colours;
+      return Number.isInteger(value) && value > 0 && value < colours.length ? colours[value] : `colour ${text(value)}`;
+    }
+    case "movement": return WORDS.movement[text(value)] ?? text(value);
+    case "from1": return Number.isInteger(value) ? value + 1 : value;
+    case "signed": return typeof value === "number" && value >= 0 ? `+${text(value)}` : value;
+    case "count": return items.length;
+    case "distinct": return [...new Set(items)];
+    case "and": return and(items.map(text));
+    case "list": return items.map(text).join(", ");
+    case "duration": return duration(value);
+    case "plural": return plural(value, arg);
+    case "cap": { const t = text(value); return t.slice(0, 1).toUpperCase() + t.slice(1); }
+    default: throw new Error(`words.json: no filter ${name}`);
+  }
+}
+
+/** `template` with each `{name|filter...}` filled from `parts` (nodes, rendered in turn from
+ * `values` alone: a part may name the field it is named after) or `values`. */
+export function fillIn(template, values, game, who, parts = null) {
+  return template.replace(/\{([\w|: ]+)\}/g, (_, spec) => {
+    const [name, ...filters] = spec.split("|");
+    let value = parts && Object.prototype.hasOwnProperty.call(parts, name)
+      ? fillIn(String(pick(parts[name], values)), values, game, who)
+      : values[name];
+    for (const f of filters) value = applyFilter(f, value, game, who);
+    return text(value);
+  });
+}
+
+/** A seat as a sentence names it: "you" for the reader's own (`view.seat`), else its
+ * player's name, else "seat N"; `opens`: "You", "Seat 2", a name as its player wrote it. */
+function seatWho(view, names) {
+  return (seat, opens) => {
+    let name;
+    if (seat === null || seat === undefined) name = "nobody";
+    else if (view && view.seat === seat) name = "you";
+    else name = names && names[seat] ? String(names[seat]) : `seat ${seat + 1}`;
+    return opens && (name === "you" || name === "nobody" || /^seat \d+$/.test(name)) ? name[0].toUpperCase() + name.slice(1) : name;
+  };
+}
+
+/** A rating as every client writes it (words.json's `rating`): `1642 ± 142 (18 games)`, the
+ * margin twice the deviation (about 95 % sure). */
+export function ratingText(r) {
+  return fillIn(WORDS.rating, {
+    rating: Math.round(Number(r.rating) || 0),
+    margin: Math.round(2 * (Number(r.rd) || 0)),
+    games: Number(r.games) || 0,
+  }, "", (s) => String(s));
+}
+
+/** One of `game`'s own events in the shared words: {text, tone, minor}, or undefined when
+ * words.json has no entry for it. `view` gives the reader's seat, `names` the seats' names. */
+export function gameEvent(game, ev, view, names) {
+  const table = WORDS.games[game];
+  const entry = table && Object.prototype.hasOwnProperty.call(table, ev.e) ? table[ev.e] : undefined;
+  if (entry === undefined) return undefined;
+  const spec = entry !== null && typeof entry === "object" && "text" in entry ? entry : { text: entry };
+  const values = { ...ev };
+  values.mine = ev.seat !== null && ev.seat !== undefined && !!view && ev.seat === view.seat;
+  if (ev.equations !== null && ev.equations !== undefined && ev.tile !== null && ev.tile !== undefined) values.equation = equation(ev);
+  const who = seatWho(view, names);
+  return {
+    text: fillIn(String(pick(spec.text, values)), values, game, who, spec.parts || {}),
+    tone: String(pick(spec.tone ?? "plain", values)),
+    minor: pick(spec.minor ?? false, values) === true,
+  };
+}
+
+/** An event as a board's log tells it: the room's and the game's in the shared words; null
+ * for housekeeping a log leaves out (`minor`); undefined for an event with no words. */
+export function describeEvent(game, ev, view, names) {
+  const common = commonEvent(ev, view ? { ...view, game } : { game }, names);
+  if (common !== undefined) return common;
+  const said = gameEvent(game, ev, view, names);
+  if (said === undefined) return undefined;
+  return said.minor ? null : said.text;
+}

@@ -48,7 +48,8 @@ async def test_select_a_chip_and_move_it(url):
         assert board[src[0]][src[1]] == 0 or src in thrown  # a throw may land there
         assert board[dst[0]][dst[1]] == colour or removed  # unless it completed a line
         assert screen.selected is None
-        assert f"{cell_name(src)}-{cell_name(dst)}" in screen.messages().plain
+        said = f"chip moved from {cell_name(src)} to {cell_name(dst)}"  # words.json's
+        assert said in screen.messages().plain
 
 
 @pytest.mark.slow

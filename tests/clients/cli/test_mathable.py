@@ -124,15 +124,15 @@ async def test_waits_for_a_player_then_starts(url):
             assert "The game begins" in screen.messages().plain
 
 
-EQUATION = re.compile(r"\b(\d+)=(\d+)([-+*/])(\d+)\b")
+EQUATION = re.compile(r"\b(\d+)=(\d+)([-+\u00d7\u00f7])(\d+)\b")  # as every client writes them
 
 
 def equations_read_true(text: str) -> int:
     """Every ``t=x op y`` in ``text`` is true as written; how many there were."""
     found = EQUATION.findall(text)
     for tile, x, op, y in found:
-        value = {"+": int(x) + int(y), "-": int(x) - int(y), "*": int(x) * int(y)}.get(op)
-        if op == "/":
+        value = {"+": int(x) + int(y), "-": int(x) - int(y), "\u00d7": int(x) * int(y)}.get(op)
+        if op == "\u00f7":
             assert int(y) != 0 and int(x) == int(tile) * int(y), (tile, x, op, y)
         else:
             assert value == int(tile), (tile, x, op, y)

@@ -77,7 +77,7 @@ async def test_the_lobby_shows_ratings_and_follows_a_rated_game(url):
     async with app_for(url).run_test() as pilot:
         lobby = await screen_of(pilot, LobbyScreen)
         assert text_of(lobby, "#ratings") == (
-            "Rating  Mathable 1500 (rd 350, 0 games)   b leaderboard"
+            "Rating  Mathable 1500 ± 700 (0 games)   b leaderboard"
         )
         await quick(pilot, "mathable", **{"quick-seats": 2, "wait": 60})
         screen = await screen_of(pilot, MathableScreen)
@@ -93,9 +93,7 @@ async def test_the_lobby_shows_ratings_and_follows_a_rated_game(url):
         await until(pilot, lambda: "1 game)" in text_of(lobby, "#ratings"))
         rating = pilot.app.lobby.ratings["mathable"]
         assert rating["games"] == 1 and rating["rd"] < 350
-        assert f"Mathable {rating['rating']:.0f} (rd {rating['rd']:.0f}, 1 game)" in text_of(
-            lobby, "#ratings"
-        )
+        assert f"Mathable {words.rating_text(rating)}" in text_of(lobby, "#ratings")
 
 
 async def test_leaderboard_pages_and_shows_mine(url):

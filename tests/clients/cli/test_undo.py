@@ -48,7 +48,7 @@ async def test_lines_undo_then_quit(url):
         await until(pilot, lambda: screen.model.over)
         assert screen.view["reason"] == "quit"
         assert "Game over: ended by the player" in screen.side().plain
-        assert "Game over: score" in screen.messages().plain
+        assert "Game over (ended by the player): score" in screen.messages().plain
 
 
 @pytest.mark.slow
@@ -67,7 +67,7 @@ async def test_ishido_undo_then_quit(url):
         assert "Undos 1: not eligible for records" in screen.side().plain
         await pilot.press("Q")
         await until(pilot, lambda: screen.model.over)
-        assert f"Game ended: {screen.view['left']} left" in screen.messages().plain
+        assert f"Game ended: {screen.view['left']} stones left" in screen.messages().plain
         assert "Game over: you ended it" in screen.side().plain
 
 

@@ -1,12 +1,10 @@
 // What the five boards share: square names, element building, the ARIA grid with its
 // roving cursor, buttons with keys, clocks on the server's time, twice-pressed buttons,
-// the symbols that stand in for colours, and the words for events every game may send.
+// the symbols that stand in for colours. The words for events are words.js's (words.json).
 //
 // A board keeps no game state of its own beyond input (a cursor, a selection, a drag):
 // everything it draws comes from the last view the shell handed it, and a refused action
 // simply redraws that view.
-
-import { commonEvent } from "../words.js";
 
 export const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 
@@ -475,11 +473,6 @@ export function animate(ctx) {
 }
 
 // -- words ---------------------------------------------------------------------------------
-
-/** The events every game may send, in words; undefined for the game's own. */
-export function describeCommon(ev, view, undone, names) {
-  return commonEvent(ev, view, names); // the shared words (words.json), as every client says them
-}
 
 export function cap(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;

@@ -5,9 +5,9 @@
 // preference the colour is written too (its letter), so that no stone is told by colour only.
 
 import {
-  Controls, Grid, Twice, cap, cellName, describeCommon, frame, h, plural, sender, shape, stat,
+  Controls, Grid, Twice, cellName, frame, h, plural, sender, shape, stat,
 } from "./common.js";
-import { WORDS, stoneName as sharedStoneName } from "../words.js";
+import { WORDS, describeEvent, stoneName as sharedStoneName } from "../words.js";
 
 const ROWS = 8;
 const COLS = 12;
@@ -201,25 +201,8 @@ export function mount(root, ctx) {
   };
 }
 
+/** An event in words, as every client says it (words.json's `games`, through words.js):
+ * null for housekeeping the log leaves out, undefined for an event with no words. */
 export function describe(ev, view, names) {
-  const common = describeCommon(ev, view, (action) => (action.do === "place" ? `the stone on ${cellName(action.at)}` : ""), names);
-  if (common !== undefined) return common;
-  switch (ev.e) {
-    case "placed": {
-      let text = `${cap(stoneName(ev.stone))} on ${cellName(ev.at)}: ${plural(ev.neighbours, "neighbour")}, +${ev.points}.`;
-      if (ev.fourway) text += ` A 4-way! +${ev.bonus}.`;
-      return text;
-    }
-    case "drew":
-      return `Next stone: ${stoneName(ev.stone)} (${ev.pouch} in the pouch).`;
-    case "won":
-      return `All stones placed! End bonus ${ev.bonus}, score ${ev.score}.`;
-    case "game_over":
-      if (ev.reason === "quit") return `Game ended: ${ev.left} stones left, score ${ev.score}.`;
-      return `The ${stoneName(ev.stone)} fits nowhere: game over, ${ev.left} left, bonus ${ev.bonus}, score ${ev.score}.`;
-    case "help":
-      return `Best square: ${cellName(ev.at)} (+${ev.points}); helps used ${ev.helps}.`;
-    default:
-      return null;
-  }
+  return describeEvent("ishido", ev, view, names);
 }

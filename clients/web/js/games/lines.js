@@ -5,10 +5,11 @@
 // With the symbols preference every colour also has its own shape inside the chip.
 
 import {
-  Controls, Grid, Twice, animate, cellName, describeCommon, frame, h, plural, sender, shape, stat,
+  Controls, Grid, Twice, animate, cellName, frame, h, sender, shape, stat,
 } from "./common.js";
+import { WORDS, describeEvent } from "../words.js";
 
-export const CHIP_NAMES = ["", "red", "green", "blue", "yellow", "magenta", "cyan", "orange", "white", "brown"];
+export const CHIP_NAMES = WORDS.tiles.lines.colours; // the words every client shares
 export const CHIP_SHAPES = ["", "dot", "triangle", "square", "diamond", "star", "cross", "ring", "heart", "hourglass"];
 const STEP_MS = 45;
 
@@ -218,24 +219,8 @@ export function mount(root, ctx) {
   };
 }
 
+/** An event in words, as every client says it (words.json's `games`, through words.js):
+ * null for housekeeping the log leaves out, undefined for an event with no words. */
 export function describe(ev, view, names) {
-  const common = describeCommon(ev, view, (action) => (action.do === "move" ? `${cellName(action.from)}-${cellName(action.to)}` : ""), names);
-  if (common !== undefined) return common;
-  switch (ev.e) {
-    case "moved":
-      return `The ${chipName(ev.colour)} chip moved from ${cellName(ev.from)} to ${cellName(ev.to)}.`;
-    case "removed": {
-      const who = ev.by === "throw" ? " (thrown)" : "";
-      const streak = ev.streak ? `, streak ${ev.streak}` : "";
-      return `${ev.n} in a line${who} removed: +${ev.points}${streak}.`;
-    }
-    case "thrown":
-      return `${plural(ev.cells.length, "new chip")}: ${ev.cells.map((cell, i) => `${chipName(ev.colours[i])} on ${cellName(cell)}`).join(", ")}.`;
-    case "game_over": {
-      const why = { no_room: "no room for the throw", board_full: "the board is full", board_empty: "the throw cleared the board", quit: "ended by the player" }[ev.reason] || ev.reason;
-      return `Game over (${why}): score ${ev.score}.`;
-    }
-    default:
-      return null;
-  }
+  return describeEvent("lines", ev, view, names);
 }

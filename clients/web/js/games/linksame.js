@@ -3,22 +3,12 @@
 // or a sign, each kind with one of nine colours, so the label tells them apart. The labels are
 // the other clients' (clients/words.py): no I/1 and no O/0, look-alikes that are different tiles.
 
-import { cellName, describeCommon, h, plural, stat } from "./common.js";
+import { h, stat } from "./common.js";
 import { mountShisen } from "./shisen.js";
-import { WORDS, tileName as sharedTileName } from "../words.js";
+import { WORDS, describeEvent, tileName as sharedTileName } from "../words.js";
 
 const LABELS = WORDS.tiles.linksame.labels;
-export const MOVEMENT = {
-  none: "tiles stay put",
-  down: "columns fall down",
-  right: "rows slide right",
-  rows_to_middle: "rows close on the middle",
-  cols_to_middle: "columns close on the middle",
-  rows_to_edges: "rows go to the top and bottom",
-  cols_to_edges: "columns go to the sides",
-  left_down_right_up: "the left falls, the right rises",
-  top_right_bottom_left: "the top goes right, the bottom left",
-};
+export const MOVEMENT = WORDS.movement; // the words every client shares
 
 const KEYS = [
   ["arrows, h j k l", "move the cursor"],
@@ -87,30 +77,8 @@ export function mount(root, ctx) {
   });
 }
 
+/** An event in words, as every client says it (words.json's `games`, through words.js):
+ * null for housekeeping the log leaves out, undefined for an event with no words. */
 export function describe(ev, view, names) {
-  const common = describeCommon(ev, view, (action) => (action.do === "pair" ? `the pair ${cellName(action.a)}+${cellName(action.b)}` : ""), names);
-  if (common !== undefined) return common;
-  switch (ev.e) {
-    case "removed": {
-      const bonus = ev.bonus ? ` with a speed bonus of ${ev.bonus}` : "";
-      const slid = ev.moved && ev.moved.length ? `; ${plural(ev.moved.length, "tile")} slid` : "";
-      return `Removed two ${tileLabel(ev.tile)} on ${cellName(ev.a)} and ${cellName(ev.b)}: +${ev.points}${bonus}${slid}.`;
-    }
-    case "shot_clock":
-      return `Shot clock: ${ev.points} (score ${ev.score}).`;
-    case "hint":
-      return `Hint: ${cellName(ev.a)} and ${cellName(ev.b)} (${ev.points}).`;
-    case "shuffled":
-      return ev.free ? "No pair left: the tiles were reshuffled, free." : `Reshuffled (${ev.points}).`;
-    case "restarted":
-      return `Stage ${ev.stage + 1} restarted (score ${ev.score}).`;
-    case "stage_clear":
-      return `Stage ${ev.stage + 1} clear! Score ${ev.score}.`;
-    case "stage":
-      return `Stage ${ev.stage + 1}: ${MOVEMENT[ev.movement] || ev.movement}.`;
-    case "game_over":
-      return `Game over (${ev.reason === "completed" ? "all stages cleared" : "ended"}): ${ev.score} points.`;
-    default:
-      return null;
-  }
+  return describeEvent("linksame", ev, view, names);
 }

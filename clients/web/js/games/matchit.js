@@ -2,9 +2,9 @@
 // bonuses. Tiles read by their number and suit letter (as in the terminal: 3d, 7b, 9c,
 // Rd, E, Pl, Su...), so colour is never the only difference.
 
-import { cellName, describeCommon, h, mmss, plural, stat } from "./common.js";
+import { cellName, h, mmss, stat } from "./common.js";
 import { mountShisen } from "./shisen.js";
-import { tileName as sharedTileName } from "../words.js";
+import { describeEvent, tileName as sharedTileName } from "../words.js";
 
 const HONOURS = ["Rd", "Gd", "Wd", "E", "S", "W", "N", "Pl", "Or", "Ch", "Bm", "Sp", "Su", "Au", "Wi"];
 
@@ -119,41 +119,8 @@ export function mount(root, ctx) {
   });
 }
 
+/** An event in words, as every client says it (words.json's `games`, through words.js):
+ * null for housekeeping the log leaves out, undefined for an event with no words. */
 export function describe(ev, view, names) {
-  const common = describeCommon(ev, view, (action) => {
-    if (action.do === "pair") return `the pair ${cellName(action.a)}+${cellName(action.b)}`;
-    return action.do === "help" ? "the help's pair" : "";
-  }, names);
-  if (common !== undefined) return common;
-  switch (ev.e) {
-    case "removed": {
-      const tiles = ev.tiles ? ev.tiles.map(tileName) : [];
-      const who = ev.help ? "The help removed" : "Removed";
-      const pts = ev.help ? `${plural(ev.helps ?? 0, "help")} left` : `+${ev.points}`;
-      const margins = ev.margins && ev.margins.length ? `, through the ${ev.margins.join(" and ")} margin` : "";
-      return `${who} ${tiles.join(" and ")} on ${cellName(ev.a)} and ${cellName(ev.b)} (${pts}${margins}).`;
-    }
-    case "no_path":
-      return `No path between ${cellName(ev.a)} and ${cellName(ev.b)}: ${ev.points}.`;
-    case "highlight":
-      return `${plural(ev.cells.length, "matching tile")} marked: ${ev.cells.map(cellName).join(", ")} (${ev.points}).`;
-    case "no_pairs":
-      return "No pair can be removed.";
-    case "sheet_clear":
-      return `Sheet ${ev.level} clear! Bonus +${ev.points}.`;
-    case "sheet":
-      return `Sheet ${ev.level}: ${ev.sheet_time} seconds, ${plural(ev.lives, "life", "lives")}, ${plural(ev.helps, "help")}.`;
-    case "time_out":
-      return `Time is up on sheet ${ev.level}.`;
-    case "stuck":
-      return `Sheet ${ev.level} is stuck: no pair can clear it.`;
-    case "giveup":
-      return `Sheet ${ev.level} given up.`;
-    case "life_lost":
-      return `A life lost, ${ev.lives} left.`;
-    case "game_over":
-      return `Game over (${ev.reason === "quit" ? "ended" : "no lives left"}): ${ev.score} points, level ${ev.level}, ${plural(ev.sheets, "sheet")} cleared.`;
-    default:
-      return null;
-  }
+  return describeEvent("matchit", ev, view, names);
 }

@@ -7,16 +7,16 @@
 // only until the server answers, and a refusal puts the board back as the last view had it.
 
 import {
-  Controls, Grid, ServerClock, Twice, attr, cellName, describeCommon, frame, h, keep, mmss, place, plural, SeatName, seatName,
+  Controls, Grid, ServerClock, Twice, attr, cellName, frame, h, keep, mmss, place, plural, SeatName, seatName,
   sender, setText, Stats,
 } from "./common.js";
+import { describeEvent, equation } from "../words.js";
 
 const SIZE = 14;
 const RACK = 7;
 const DRAG_SLOP = 6;
 const SQUARE_LABELS = { "3x": "3x", "2x": "2x", "+": "+", "-": "\u2212", "*": "\u00d7", "/": "\u00f7" };
 const SQUARE_NAMES = { "3x": "triple", "2x": "double", "+": "plus only", "-": "minus only", "*": "times only", "/": "divide only" };
-const OPS = { "+": "+", "-": "\u2212", "*": "\u00d7", "/": "\u00f7" };
 
 const KEYS = [
   ["1-7", "pick a rack tile (when exchanging: mark it)"],
@@ -31,17 +31,8 @@ const KEYS = [
   ["?", "show or hide these keys"],
 ];
 
-/** `21=7×3`: a placed tile and the equations it makes (operands as the terminal writes them). */
-export function equationText(ev) {
-  const parts = (ev.equations || []).map((q) => {
-    let { a, b } = q;
-    const op = q.op;
-    if (op === "-") [a, b] = [Math.max(a, b), Math.min(a, b)];
-    else if (op === "/" && !(b !== 0 && a === ev.tile * b)) [a, b] = [b, a];
-    return `${a}${OPS[op] || op}${b}`;
-  });
-  return [String(ev.tile), ...parts].join("=");
-}
+/** `21=7×3`: a placed tile and the equations it makes, as every client writes them. */
+export const equationText = equation;
 
 export function mount(root, ctx) {
   let view = null;
@@ -453,7 +444,7 @@ export function mount(root, ctx) {
     if (view.result) {
       const res = view.result;
       const winners = (res.winners || []).map((s) => seatName(s, view, ctx.players)).join(" and ");
-      const over = `Game over (${res.reason === "quit" ? "everyone voted to quit" : "no more moves"}): ${winners} won.`;
+      const over = `Game over (${res.reason === "quit" ? "ended by a quit vote" : "no more moves"}): ${winners} won.`;
       items.push({ key: "over", sig: over, build: () => h("div", { class: "tb-over", text: over }) });
       if (res.penalties) {
         const text = `Rack penalties: ${res.penalties.join(", ")}`;
@@ -538,43 +529,8 @@ export function mount(root, ctx) {
   };
 }
 
+/** An event in words, as every client says it (words.json's `games`, through words.js):
+ * null for housekeeping the log leaves out, undefined for an event with no words. */
 export function describe(ev, view, names) {
-  const common = describeCommon(ev, view, undefined, names);
-  if (common !== undefined) return common;
-  const Who = SeatName(ev.seat, view, names);
-  switch (ev.e) {
-    case "placed": {
-      const draw = ev.draw_earned ? ", and an extra draw" : "";
-      return `${Who} placed ${ev.tile} on ${cellName(ev.at)} (${equationText(ev)}): +${ev.points}${draw}.`;
-    }
-    case "bonus":
-      return `${Who} placed seven tiles in one turn: +${ev.points}!`;
-    case "drew":
-      if (ev.reason === "extra") return `${Who} drew an extra tile${ev.tiles ? ` (${ev.tiles.join(", ")})` : ""}.`;
-      return null;
-    case "drew_tiles":
-      return ev.reason === "extra" || ev.reason === "exchange" ? `You drew ${ev.tiles.join(", ")}.` : null;
-    case "exchanged":
-      return `${Who} exchanged ${plural(ev.count, "tile")}${ev.tiles ? ` (${ev.tiles.join(", ")})` : ""}.`;
-    case "hinted":
-      return `${Who} asked for a hint.`;
-    case "hint":
-      return ev.tile === null || ev.tile === undefined ? "Hint: no tile of your rack fits anywhere." : `Hint: the ${ev.tile} fits somewhere.`;
-    case "timeout":
-      return `${Who} ran out of time.`;
-    case "turn_ended":
-      return `${Who} ended the turn (${plural(ev.placed, "tile")} placed${ev.reason === "exchange" ? ", by an exchange" : ev.reason === "timeout" ? ", by the clock" : ""}).`;
-    case "turn":
-      return ev.seat === view?.seat ? "Your turn." : `${Who}'s turn.`;
-    case "quit_vote": {
-      const votes = (ev.votes || []).map((s) => seatName(s, view, names)).join(", ") || "nobody";
-      const you = ev.seat === view?.seat;
-      const verb = ev.vote ? (you ? "vote" : "votes") : (you ? "no longer vote" : "no longer votes");
-      return `${Who} ${verb} to quit (votes: ${votes}).`;
-    }
-    case "game_over":
-      return `Game over (${ev.reason === "quit" ? "everyone voted to quit" : "no more moves"}): scores ${(ev.scores || []).join(", ")}.`;
-    default:
-      return null;
-  }
+  return describeEvent("mathable", ev, view, names);
 }
