@@ -368,7 +368,11 @@ async def test_the_websocket_and_health_checks_stay_at_their_addresses(server: S
 
 
 async def test_no_web_turns_the_page_off(tmp_path: Path):
-    srv = Server(Config(port=0, data_dir=tmp_path, web=False, limits=Limits(ping_interval=None)))
+    srv = Server(
+        Config(
+            showcase=False, port=0, data_dir=tmp_path, web=False, limits=Limits(ping_interval=None)
+        )
+    )
     await srv.start()
     try:
         assert srv.web is None
