@@ -311,7 +311,7 @@ function alternatives(name) {
   return [2, 3, 7].map((n) => `${name.slice(0, 24 - String(n).length)}${n}`);
 }
 
-preconnect(); // early.js opened the socket already; again here only if it closed meanwhile
+preconnect(); // the socket's handshakes meanwhile: the name prompt is up next
 const app = new App();
 // For debugging from the console only; the tests read the server's state themselves.
 globalThis.tilehall = app;

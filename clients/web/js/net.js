@@ -3,11 +3,12 @@
 // with back-off (the app then resumes its seats with the player's token: PROTOCOL.md,
 // "Resuming").
 
-import { preconnect, serverUrl, takeEarly } from "./early.js";
-
-export { preconnect, serverUrl };
-
 const { encode, decode } = globalThis.MessagePack;
+
+/** The page's own server: ws:// or wss:// by the page's scheme, path "/". */
+export function serverUrl(loc = globalThis.location) {
+  return `${loc.protocol === "https:" ? "wss:" : "ws:"}//${loc.host}/`;
+}
 
 /** An `error` frame the server sent, or a request that could not be answered. */
 export class ServerError extends Error {
@@ -19,12 +20,39 @@ export class ServerError extends Error {
   }
 }
 
+let early = null;
+
 let words = null;
 /** A refusal in the clients' shared words (js/words.js, loaded at the first refusal: the
  * lobby's first paint needs none); the server's message if they cannot be loaded. */
 export function worded(frame, game = null) {
   words = words || import("./words.js");
   return words.then((w) => w.errorText(frame, game), () => frame.message || frame.code);
+}
+
+/**
+ * Open the page's socket now, before anyone has said who plays: the TCP and WebSocket
+ * handshakes then overlap the name prompt (or a remembered name's click) instead of
+ * following it. The server waits for `hello` as long as it takes; the first `Connection`
+ * takes this socket, and one that closed meanwhile is simply replaced.
+ */
+export function preconnect(url = serverUrl()) {
+  try {
+    early = new WebSocket(url);
+    early.binaryType = "arraybuffer";
+  } catch {
+    early = null; // a bad address: the connection will say so itself
+  }
+}
+
+function takeEarly(url) {
+  const ws = early;
+  early = null;
+  if (!ws || ws.readyState > WebSocket.OPEN || ws.url !== new URL(url).href) {
+    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000);
+    return null;
+  }
+  return ws;
 }
 
 const KEEPALIVE_MS = 15000; // a ping this often while nothing else is asked ...
