@@ -175,3 +175,16 @@ async def test_a_node_that_does_not_keep_it_makes_none(house: House):
     registry.others.keeps_showcase = lambda: False  # type: ignore[method-assign]
     assert await keeper.step() is None
     assert not any(room.record.showcase for room in registry.rooms.values())
+
+
+async def test_a_finished_showcase_is_deleted_a_day_after_it_ended(house: House):
+    keeper = Showcase(house.lobby.registry, house.lobby.making)
+    made = await keeper.step()
+    assert made is not None
+    await house.lobby.registry.close_room(house.lobby.rooms[made], "test")
+    house.clock.advance(showcase.KEPT_FOR / 2)
+    await keeper.step()
+    assert await house.store.room(made) is not None, "kept a day"
+    house.clock.advance(showcase.KEPT_FOR / 2 + showcase.PURGE_EVERY)
+    await keeper.step()
+    assert await house.store.room(made) is None and await house.store.journal(made) == []
