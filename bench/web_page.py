@@ -26,6 +26,8 @@ as a player with a remembered name would click it, and records
 
 - ``card_ms``: from the navigation's start to the lobby's first game card with its button
   (the cards are drawn from ``welcome``, before the room list comes).
+- ``phases_median_ms``: where a first visit's time goes, each step's end in ms from the
+  navigation (:data:`PHASES`), the median over the runs.
 - ``--phone``: a 390x844 touch page whose CPU DevTools slows down 4x.
 
 Goals (issue 27): cold and warm median <= 300 ms; first visit <= 250 KB, second
@@ -60,17 +62,30 @@ SECOND_VISIT_GOAL = 10 * 1000
 PLAYER = """
 (() => {
   const name = %s;
+  // when each step of a first visit happened (performance.now(), ms from the navigation)
+  const t = window.__t = {};
+  const Socket = window.WebSocket;
+  window.WebSocket = class extends Socket {
+    constructor(...args) {
+      super(...args);
+      const at = (key) => { if (t[key] === undefined) t[key] = performance.now(); };
+      at("ws_new");
+      this.addEventListener("open", () => at("ws_open"));
+      this.addEventListener("message", () => at("welcome"));
+    }
+  };
   let ready;
   window.__ready = new Promise((resolve) => { ready = resolve; });
   const answer = () => {
     const input = document.getElementById("name");
     if (input && !input.dataset.benchAnswered) {
       input.dataset.benchAnswered = "1";
+      t.prompt = performance.now();
       input.value = name;
       input.form.requestSubmit();
     }
     const card = document.querySelector(".game-card button");
-    if (card && window.__cardAt === undefined) window.__cardAt = performance.now();
+    if (card && window.__cardAt === undefined) window.__cardAt = t.card = performance.now();
     const lobby = document.getElementById("lobby");
     if (lobby && lobby.dataset.ready === "1" && window.__readyAt === undefined) {
       window.__readyAt = performance.now();
@@ -83,6 +98,25 @@ PLAYER = """
 })();
 """
 """Answers the name prompt at once and notes when the lobby is ready (an init script)."""
+
+
+PHASES = """() => {
+  const nav = performance.getEntriesByType("navigation")[0];
+  const dcl = nav.domContentLoadedEventStart;
+  const early = performance.getEntriesByType("resource")
+    .filter((r) => /[.]m?js$/.test(new URL(r.name).pathname) && r.startTime < dcl);
+  return {
+    html: nav.responseEnd,
+    scripts_fetched: Math.max(...early.map((r) => r.responseEnd)),
+    scripts_before_dcl: early.length,
+    dom_content_loaded: dcl,
+    ...window.__t,
+  };
+}"""
+"""When each step of the first visit ended, in ms from the navigation's start: the HTML
+received, the scripts the page ran before ``DOMContentLoaded`` fetched (the module graph),
+``DOMContentLoaded`` (every module run), the name prompt up (and answered), the socket made
+and open, the welcome received, the first card drawn."""
 
 
 class Traffic:
@@ -161,6 +195,7 @@ async def visit(
         cold = await ready_ms(page, timeout)
         # a page without game cards (an older copy, --web): its first usable part is the lobby
         card: float = await page.evaluate("window.__cardAt ?? window.__readyAt")
+        phases: dict[str, float] = await page.evaluate(PHASES)
         wall = (time.perf_counter() - started) * 1000
         server_ms = (cpu_seconds(server_pid) - cpu) * 1000
         await page.wait_for_load_state("networkidle")
@@ -172,6 +207,7 @@ async def visit(
         second, second_listing = traffic.total, traffic.listing()
         return {
             "card_ms": card,
+            "phases": phases,
             "cold_ms": cold,
             "cold_wall_ms": wall,
             "cold_server_cpu_ms": server_ms,
@@ -249,6 +285,11 @@ async def run(a: argparse.Namespace) -> dict[str, Any]:
         "runs": a.runs,
         "profile": "phone, 4x CPU slowdown" if a.phone else "desktop",
         "card_ms": card,
+        "phases_median_ms": {
+            key: round(statistics.median(r["phases"][key] for r in runs), 1)
+            for key in runs[0]["phases"]
+            if all(key in r["phases"] for r in runs)
+        },
         "cold_ms": cold,
         "cold_wall_ms": summary([r["cold_wall_ms"] for r in runs]),
         "cold_server_cpu_ms": summary([r["cold_server_cpu_ms"] for r in runs]),

@@ -462,6 +462,12 @@ SERVER_MESSAGES: dict[str, MessageSpec] = {
             ),
             _f("daily", Kind.STR, required=False, doc="today's deal: its UTC day, YYYY-MM-DD"),
             _f("practice", Kind.BOOL, required=False, doc="today's deal, not the try that counts"),
+            _f(
+                "showcase",
+                Kind.BOOL,
+                required=False,
+                doc="true: the server's own all-COMP game, kept running for lobbies to show",
+            ),
         ),
         _reply(
             "scores",

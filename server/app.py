@@ -76,6 +76,8 @@ class Server:
         """Deletes the moves of games older than ``--replay-days``."""
         self._folding: asyncio.Task[None] | None = None
         """Folds the latencies observed into their histograms, once a second."""
+        self._showcase: asyncio.Task[None] | None = None
+        """Keeps the server's own all-COMP game going (``--no-showcase``: None)."""
 
     @property
     def port(self) -> int:
@@ -132,6 +134,8 @@ class Server:
                 ) from None
             raise
         self.accepting = True
+        if self.config.showcase:  # once the cluster is joined: it decides which node keeps it
+            self._showcase = asyncio.create_task(self.lobby.showcase.run_forever(), name="showcase")
         log.info(
             "admin listener on %s (/metrics, /admin/..., /healthz, /readyz; see %s)",
             self.admin.url,
@@ -209,6 +213,8 @@ class Server:
         waits for a lease to lapse) and tell each connection where to reconnect.
         """
         self.accepting = False
+        if self._showcase is not None:  # no new showcase while the rooms are handed on
+            self._showcase.cancel()
         if self.ws_server is not None:
             # Stop listening only; websockets' own close() may run once, below.
             self.ws_server.server.close()

@@ -233,6 +233,11 @@ class Limits:
     bot_delay: float = setting(
         0.3, doc="Pause before a COMP move so that people can follow the game."
     )
+    showcase_pause: float = setting(
+        20.0,
+        doc="""Seconds between the end of the server's own all-COMP game (``--no-showcase``)
+        and the start of the next.""",
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -338,6 +343,14 @@ class Config:
         doc="""Serve the web client on the game port: ``GET /`` answers the page and ``/r/ROOM``
         a room's own address (the WebSocket stays at ``/``). ``--no-web`` turns the page off:
         the port then answers WebSockets and the health checks only.""",
+    )
+    showcase: bool = setting(
+        True,
+        flag="--no-showcase",
+        doc="""Keep an all-COMP Mathable game running while no public game is played, for the
+        lobby to show as its live game (its bots play only while someone watches). It counts
+        for no rating, table, quick match, room budget or history; finished ones are deleted
+        after a day. In a cluster one node keeps it. ``--no-showcase``: none.""",
     )
     limits: Limits = field(default_factory=Limits)
 

@@ -24,6 +24,7 @@ async def server(tmp_path: Path) -> AsyncIterator[Server]:
     """A real server on 127.0.0.1, a free port, its own SQLite file; bots move at once."""
     srv = Server(
         Config(
+            showcase=False,
             port=0,
             data_dir=tmp_path,
             limits=Limits(bot_delay=0, ping_interval=None),

@@ -159,6 +159,8 @@ class ServerProcess(SpawnedServer):
 
     Keepalive pings are off (``ping_interval=0``) unless asked for: a test that
     pauses must not be cut off, while a load run measures the server as deployed.
+    So is the server's own game (``showcase``): it is a room of the lists, and its
+    bots play whenever a client watches it.
     """
 
     def __init__(
@@ -168,10 +170,12 @@ class ServerProcess(SpawnedServer):
         ping_interval: float = 0.0,
         max_log: int | None = None,
         umask: int | None = None,
+        showcase: bool = False,
     ) -> None:
         super().__init__(*args, max_log=max_log, umask=umask)
         self.data_dir = data_dir
         self.ping_interval = ping_interval
+        self.showcase = showcase
 
     def command(self) -> list[str]:
         return [
@@ -187,6 +191,7 @@ class ServerProcess(SpawnedServer):
             # Lines master (the search extra) compiles only where a test asks for it.
             "--search-compile",
             "demand",
+            *(() if self.showcase else ("--no-showcase",)),
             *self.args,
         ]
 

@@ -182,7 +182,7 @@ class House:
         # Every member is one address ("memory"): the budget of new names per address is
         # tested with servers (tests/server/test_accounts.py), not in the in-memory lobby.
         limits.setdefault("names_per_address", 0)
-        config = Config(data_dir=data_dir, limits=Limits(**limits))
+        config = Config(showcase=False, data_dir=data_dir, limits=Limits(**limits))
         return cls(Lobby(config, store, clock=clock), store, clock)
 
     async def close(self) -> None:

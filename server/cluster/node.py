@@ -519,6 +519,16 @@ class Cluster:
             return self.node
         return best
 
+    def keeps_showcase(self) -> bool:
+        """The node that keeps the showcase: the first by name of the live nodes (as the
+        leases in the store say, every node reading the same table), while this one is
+        on the bus and not draining. A node that stops or dies hands its showcase on
+        like any room; the next first node then sees it listed and makes none."""
+        if self.draining or not self.bus.connected.is_set():
+            return False
+        live = [r.name for r in self.leases.live() if r.name == self.node or self.reachable(r.name)]
+        return bool(live) and min(live) == self.node
+
     def _load(self, record: NodeRecord) -> int:
         if record.name == self.node:
             return len(self.directory.hosted)

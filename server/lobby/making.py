@@ -16,7 +16,7 @@ from tilehall.server.lobby.registry import Registry
 from tilehall.server.names import is_bot_name, is_plain_bot_name, validate_name
 from tilehall.server.room.member import Member
 from tilehall.server.store.errors import RoomTaken
-from tilehall.server.store.records import RoomRecord, SeatRecord
+from tilehall.server.store.records import SHOWCASE_PREFIX, RoomRecord, SeatRecord
 
 __all__ = ["Making"]
 
@@ -144,27 +144,35 @@ class Making:
         options: dict[str, Any],
         seats: list[SeatRecord],
         private: bool,
-        creator: int,
+        creator: int | None,
         fill: tuple[float, str] | None = None,
         *,
         daily: tuple[str, int, bool] | None = None,
     ) -> dict[str, Any]:
         """Make a room; ``daily``: today's deal, as (its day, its seed, whether it may hold
-        its maker's try of the day)."""
+        its maker's try of the day). ``creator`` None: the server's own showcase
+        (:meth:`showcase`), run on this node, on nobody's budget."""
         registry = self.registry
         bound = registry.config.limits.max_rooms_per_player
-        if bound and (open_rooms := await registry.store.open_rooms_of(creator)) >= bound:
+        if (
+            bound
+            and creator is not None
+            and (open_rooms := await registry.store.open_rooms_of(creator)) >= bound
+        ):
             raise ProtocolError(
                 ErrorCode.TOO_MANY_ROOMS,
                 f"you have {open_rooms} rooms not over yet (at most {bound}): play or leave "
                 "them first; a waiting room nobody is in closes by itself",
             )
-        node = registry.others.place()
+        # The showcase stays with the node that keeps it (it alone judges when to make one).
+        node = registry.others.place() if creator is not None else registry.config.node
+        prefix = "r" if creator is not None else SHOWCASE_PREFIX
         for attempt in range(1, ROOM_ID_DRAWS + 1):
             code = secrets.token_urlsafe(12) if private else None
-            rid = secrets.token_urlsafe(12) if private else "r" + secrets.token_hex(4)
+            rid = secrets.token_urlsafe(12) if private else prefix + secrets.token_hex(4)
             practice = False
             if daily is not None:
+                assert creator is not None
                 practice = not daily[2] or (
                     await registry.store.daily_try(game.name, daily[0], creator, rid) != rid
                 )
@@ -211,6 +219,19 @@ class Making:
         registry.announce(room)
         registry.expire_later(room)
         return reply
+
+    async def showcase(
+        self, game: type[Game], options: dict[str, Any], seats: list[SeatRecord]
+    ) -> str:
+        """Make the server's own game (bots' seats only, public, made by nobody); its id.
+
+        Made by nobody, it is on no player's room budget nor in anyone's games; its
+        seats being bots', it is rated nowhere and enters no table; without a quick-match
+        deadline it is never matched. Its record says what it is
+        (:attr:`RoomRecord.showcase`), after a restart or on another node too.
+        """
+        created = await self._create(game, options, seats, False, None)
+        return str(created["room"])
 
     # -- quick-match ------------------------------------------------------------------
 

@@ -42,6 +42,11 @@ class Others(Protocol):
         """Rooms on other nodes where ``player`` holds a seat."""
         ...
 
+    def keeps_showcase(self) -> bool:
+        """Whether this node is the one that keeps the server's own game going (one
+        node of a cluster at a time: :mod:`tilehall.server.lobby.showcase`)."""
+        ...
+
     def room_changed(self, room: Room) -> None:
         """A room here was added, or its summary may have changed."""
         ...
@@ -86,6 +91,9 @@ class Alone:
 
     def seated(self, player: int) -> list[str]:
         return []
+
+    def keeps_showcase(self) -> bool:
+        return True
 
     def room_changed(self, room: Room) -> None:
         return None

@@ -31,6 +31,7 @@ from tilehall.server.lobby.membership import Membership
 from tilehall.server.lobby.pages import ROOMS_PER_REQUEST, Frame
 from tilehall.server.lobby.records import Records
 from tilehall.server.lobby.registry import Registry
+from tilehall.server.lobby.showcase import Showcase
 from tilehall.server.names.passwords import Hasher
 from tilehall.server.net.session import BYTES_PER_REQUEST
 from tilehall.server.ops.metrics import Metrics
@@ -80,6 +81,9 @@ class Lobby:
         self.making = making = Making(registry, membership)
         self.records = records = Records(registry)
         self.accounts = accounts = Accounts(registry, hasher=hasher)
+        self.showcase = Showcase(registry, making)
+        """The server's own game for the lobby to show (run by the server unless
+        ``--no-showcase``)."""
         self.routes: dict[str, Route] = {
             "ping": self._ping,
             "hello": self.hello,

@@ -24,7 +24,8 @@ __all__ = ["Summary", "summary_of"]
 
 def summary_of(core: RoomCore) -> dict[str, Any]:
     """The room as listed by ``rooms`` and pushed as ``room``; a room of today's deal says
-    which day's deal it is and whether it is practice, so its player knows before playing."""
+    which day's deal it is and whether it is practice, so its player knows before playing;
+    the server's own all-COMP game says ``showcase`` (a lobby shows it as its live game)."""
     out = {
         "room": core.id,
         "game": core.game.name,
@@ -48,6 +49,8 @@ def summary_of(core: RoomCore) -> dict[str, Any]:
     if core.record.daily is not None:
         out["daily"] = core.record.daily
         out["practice"] = core.record.practice
+    if core.record.showcase:
+        out["showcase"] = True
     return out
 
 

@@ -274,6 +274,16 @@ class Store(ABC):
         is one short transaction).
         """
 
+    @abstractmethod
+    async def purge_showcases(self, finished_before: float, batch: int = 100) -> int:
+        """Delete up to ``batch`` of the server's own games (:attr:`RoomRecord.showcase`)
+        over before ``finished_before``: their record, journal and chat, all of it.
+
+        They are nobody's game (no seat of a player, no score, no rating): kept like
+        others, one every few minutes someone watches would grow the store for ever.
+        Returns how many (call again while it returns ``batch``).
+        """
+
     # ratings
     @abstractmethod
     async def ratings_of(self, player: int) -> dict[str, RatingRecord]:

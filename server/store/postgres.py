@@ -42,6 +42,7 @@ from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken, St
 from tilehall.server.store.queries import POSTGRES, Queries
 from tilehall.server.store.records import (
     CHAT_KEPT,
+    SHOWCASE_PREFIX,
     AccountRecord,
     ChatLine,
     FinishedRoom,
@@ -881,6 +882,16 @@ class PostgresStore(Store):
             await conn.execute("DELETE FROM journal WHERE room = ANY($1::text[])", rooms)
             await conn.execute("DELETE FROM room_players WHERE room = ANY($1::text[])", rooms)
             await conn.execute("DELETE FROM chat WHERE room = ANY($1::text[])", rooms)
+            return len(rooms)
+
+    @_guarded
+    async def purge_showcases(self, finished_before: float, batch: int = 100) -> int:
+        async with self.pool.acquire() as conn, conn.transaction():
+            rows = await conn.fetch(Q.purge_showcases, finished_before, SHOWCASE_PREFIX, batch)
+            rooms = [row[0] for row in rows]
+            for table in ("journal", "room_players", "chat"):
+                await conn.execute(f"DELETE FROM {table} WHERE room = ANY($1::text[])", rooms)
+            await conn.execute("DELETE FROM rooms WHERE id = ANY($1::text[])", rooms)
             return len(rooms)
 
     # -- ratings -----------------------------------------------------------------------

@@ -234,6 +234,12 @@ class Queries:
         " LIMIT ?"
     )
     """finished_before, batch: rooms played before history was kept, or by bots alone"""
+    purge_showcases: str = (
+        "SELECT id FROM rooms WHERE status = 'over' AND finished_at < ? AND creator IS NULL"
+        " AND private_code IS NULL AND substr(id, 1, 1) = ? LIMIT ?"
+    )
+    """finished_before, SHOWCASE_PREFIX, batch: the server's own games, over (see
+    RoomRecord.showcase)"""
 
     # ratings
     ratings_of: str = (

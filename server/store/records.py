@@ -14,6 +14,7 @@ from tilehall.server.ratings import Rating
 
 __all__ = [
     "CHAT_KEPT",
+    "SHOWCASE_PREFIX",
     "AccountRecord",
     "ChatLine",
     "FinishedRoom",
@@ -24,6 +25,11 @@ __all__ = [
     "ScoreRecord",
     "SeatRecord",
 ]
+
+
+SHOWCASE_PREFIX = "s"
+"""The first letter of a showcase room's id (a public room's is ``r``, a private room's
+random): whoever reads a room's record knows the server's own game by it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,6 +101,14 @@ class RoomRecord:
     """Today's deal: the UTC day (``YYYY-MM-DD``) whose deal it plays (None: not a daily room)."""
     practice: bool = False
     """A daily room that is not its player's first of the day: on no table."""
+
+    @property
+    def showcase(self) -> bool:
+        """The server's own all-COMP game, kept running for the lobby to show
+        (:mod:`tilehall.server.lobby.showcase`): public, made by nobody, its id
+        :data:`SHOWCASE_PREFIX` and 8 hex digits. Said by the id rather than a column
+        of its own, so that a store of any age knows it and nothing is migrated."""
+        return self.creator is None and self.private_code is None and self.id[:1] == SHOWCASE_PREFIX
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

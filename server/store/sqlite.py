@@ -32,6 +32,7 @@ from tilehall.server.store.errors import AppendRefused, NameTaken, RoomTaken, St
 from tilehall.server.store.queries import SQLITE, Queries
 from tilehall.server.store.records import (
     CHAT_KEPT,
+    SHOWCASE_PREFIX,
     AccountRecord,
     ChatLine,
     FinishedRoom,
@@ -724,6 +725,17 @@ class SQLiteStore(Store):
             ]
             for table in ("journal", "room_players", "chat"):
                 db.executemany(f"DELETE FROM {table} WHERE room = ?", [(r,) for r in rooms])
+            return len(rooms)
+
+        return await self._run(self._tx, work)
+
+    async def purge_showcases(self, finished_before: float, batch: int = 100) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            args = (finished_before, SHOWCASE_PREFIX, batch)
+            rooms = [(row[0],) for row in db.execute(Q.purge_showcases, args)]
+            for table in ("journal", "room_players", "chat"):
+                db.executemany(f"DELETE FROM {table} WHERE room = ?", rooms)
+            db.executemany("DELETE FROM rooms WHERE id = ?", rooms)
             return len(rooms)
 
         return await self._run(self._tx, work)

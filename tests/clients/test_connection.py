@@ -107,7 +107,7 @@ async def test_reconnect_waits_out_a_refused_handshake(tmp_path):
     from tests.helpers import Raw
 
     limits = Limits(ping_interval=None, rate=5, burst=5, max_strikes=5, flood_ban=3.0)
-    srv = Server(Config(port=0, data_dir=tmp_path, limits=limits))
+    srv = Server(Config(showcase=False, port=0, data_dir=tmp_path, limits=limits))
     await srv.start()
     url = f"ws://127.0.0.1:{srv.port}"
     try:

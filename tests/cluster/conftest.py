@@ -48,7 +48,9 @@ class Cluster:
         self.pg_url = pg_url
         self.nodes: dict[str, ServerProcess] = {}
 
-    async def start(self, *names: str, extra: tuple[str, ...] = ()) -> list[str]:
+    async def start(
+        self, *names: str, extra: tuple[str, ...] = (), showcase: bool = False
+    ) -> list[str]:
         """Start nodes at once (each in a thread: start() blocks); returns their URLs.
 
         A node started again keeps its port and data folder, as a restarted service does.
@@ -77,6 +79,7 @@ class Cluster:
                 "--bot-delay",
                 "0",
                 *extra,
+                showcase=showcase,
             )
         return list(await asyncio.gather(*(asyncio.to_thread(self.nodes[n].start) for n in names)))
 

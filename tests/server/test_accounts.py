@@ -32,13 +32,13 @@ async def server(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
     """A real server on a free port, its store SQLite in its data directory or PostgreSQL."""
     limits = Limits(bot_delay=0, ping_interval=None)
     if request.param == "sqlite":
-        srv = Server(Config(port=0, data_dir=tmp_path, limits=limits))
+        srv = Server(Config(showcase=False, port=0, data_dir=tmp_path, limits=limits))
         await srv.start()
         yield srv
         await srv.stop()
         return
     async with pg_schema() as db:
-        srv = Server(Config(port=0, data_dir=tmp_path, db=db, limits=limits))
+        srv = Server(Config(showcase=False, port=0, data_dir=tmp_path, db=db, limits=limits))
         await srv.start()
         assert type(srv.store).__name__ == "PostgresStore"
         yield srv

@@ -77,7 +77,7 @@ async def test_metrics_and_admin_are_answered_on_the_admin_port_only(server):
 @pytest.mark.slow
 async def test_wrong_admin_keys_ban_the_address_on_both_listeners(tmp_path):
     limits = Limits(bot_delay=0, ping_interval=None, flood_ban=1.5)
-    server = await started(Config(port=0, data_dir=tmp_path, limits=limits))
+    server = await started(Config(showcase=False, port=0, data_dir=tmp_path, limits=limits))
     try:
         admin_url = f"http://127.0.0.1:{server.admin_port}"
         key = key_of(server)
@@ -117,12 +117,16 @@ async def test_the_admin_port_defaults_to_the_game_port_plus_one(tmp_path):
                 continue
         break
     limits = Limits(ping_interval=None)
-    server = await started(Config(port=port, data_dir=tmp_path / "a", limits=limits))
+    server = await started(
+        Config(showcase=False, port=port, data_dir=tmp_path / "a", limits=limits)
+    )
     try:
         assert (server.port, server.admin_port) == (port, port + 1)
     finally:
         await server.stop()
-    server = await started(Config(port=0, admin_port=port, data_dir=tmp_path / "b", limits=limits))
+    server = await started(
+        Config(showcase=False, port=0, admin_port=port, data_dir=tmp_path / "b", limits=limits)
+    )
     try:
         assert server.admin_port == port
     finally:
@@ -130,7 +134,9 @@ async def test_the_admin_port_defaults_to_the_game_port_plus_one(tmp_path):
 
 
 async def test_admin_json_says_where_the_listener_is_until_a_clean_stop(tmp_path):
-    server = await started(Config(port=0, data_dir=tmp_path, limits=Limits(ping_interval=None)))
+    server = await started(
+        Config(showcase=False, port=0, data_dir=tmp_path, limits=Limits(ping_interval=None))
+    )
     found = tmp_path / "admin.json"
     try:
         assert json.loads(found.read_text()) == {
@@ -167,7 +173,9 @@ async def test_the_admin_commands_find_the_server_from_its_data_directory(server
 
 
 async def test_the_admin_commands_say_when_no_server_runs_there(tmp_path):
-    server = await started(Config(port=0, data_dir=tmp_path, limits=Limits(ping_interval=None)))
+    server = await started(
+        Config(showcase=False, port=0, data_dir=tmp_path, limits=Limits(ping_interval=None))
+    )
     await server.stop()
     out = await asyncio.to_thread(admin, tmp_path, "rooms")
     assert out.returncode == 2 and "no server is running" in out.stderr, out.stderr

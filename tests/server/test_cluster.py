@@ -201,7 +201,9 @@ def test_a_single_node_never_imports_the_cluster_or_aiomqtt(tmp_path):
 
 
 async def test_cluster_mode_needs_a_shared_postgresql_store(tmp_path):
-    server = Server(Config(port=0, data_dir=tmp_path, mqtt="mqtt://127.0.0.1:1", node="n1"))
+    server = Server(
+        Config(showcase=False, port=0, data_dir=tmp_path, mqtt="mqtt://127.0.0.1:1", node="n1")
+    )
     with pytest.raises(ValueError, match="PostgreSQL"):
         await server.start()
     await server.stop()

@@ -337,7 +337,9 @@ class ShiftedClock(SystemClock):
 
 async def test_the_deal_over_real_sockets_across_midnight(tmp_path: Path):
     clock = ShiftedClock(MIDNIGHT - 120 - time.time())  # 23:58 UTC
-    config = Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None))
+    config = Config(
+        showcase=False, port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)
+    )
     server = Server(config, clock=clock)
     await server.start()
     url = f"ws://127.0.0.1:{server.port}"

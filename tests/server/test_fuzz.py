@@ -24,6 +24,7 @@ async def test_fuzzed_frames_break_nothing(tmp_path, caplog):
     caplog.set_level(logging.ERROR)
     srv = Server(
         Config(
+            showcase=False,
             port=0,
             data_dir=tmp_path,
             limits=Limits(ping_interval=None, rate=1e6, burst=10**6, bot_delay=0),

@@ -19,6 +19,7 @@ from tests.helpers import Raw
 async def start(tmp_path, trusted_proxies=(), **limits):
     srv = Server(
         Config(
+            showcase=False,
             port=0,
             data_dir=tmp_path,
             trusted_proxies=trusted_proxies,

@@ -326,6 +326,7 @@ async def test_two_nodes_on_one_postgresql_let_one_of_confusable_names_in(tmp_pa
         servers = []
         for i in range(2):
             config = Config(
+                showcase=False,
                 port=0,
                 data_dir=tmp_path / f"n{i}",
                 db=url,

@@ -56,7 +56,11 @@ async def pg_url():
 async def server(tmp_path, pg_url):
     """A real server on a free port whose store is a fresh PostgreSQL schema."""
     config = Config(
-        port=0, data_dir=tmp_path, db=pg_url, limits=Limits(bot_delay=0, ping_interval=None)
+        showcase=False,
+        port=0,
+        data_dir=tmp_path,
+        db=pg_url,
+        limits=Limits(bot_delay=0, ping_interval=None),
     )
     srv = Server(config)
     await srv.start()

@@ -34,7 +34,12 @@ def certificate(tmp_path):
 async def test_wss_with_a_certificate_and_no_plain_ws(tmp_path, certificate):
     cert, key = certificate
     config = Config(
-        port=0, data_dir=tmp_path, certfile=cert, keyfile=key, limits=Limits(ping_interval=None)
+        showcase=False,
+        port=0,
+        data_dir=tmp_path,
+        certfile=cert,
+        keyfile=key,
+        limits=Limits(ping_interval=None),
     )
     server = Server(config)
     await server.start()

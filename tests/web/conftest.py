@@ -71,7 +71,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest_asyncio.fixture(loop_scope="session")
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     """tests/conftest.py's ``server``, in the session's loop: the page's tests drive it."""
-    srv = Server(Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)))
+    srv = Server(
+        Config(
+            showcase=False,
+            port=0,
+            data_dir=tmp_path,
+            limits=Limits(bot_delay=0, ping_interval=None),
+        )
+    )
     await srv.start()
     yield srv
     await srv.stop()

@@ -244,7 +244,9 @@ async def take(browser: Browser, name: str, out: Path, bot_delay: float = 0.3) -
     shot = SHOTS[name]
     with tempfile.TemporaryDirectory(prefix="tilehall-shots-") as data:
         limits = Limits(bot_delay=bot_delay, ping_interval=None)
-        server = Server(Config(host="127.0.0.1", port=0, data_dir=Path(data), limits=limits))
+        server = Server(
+            Config(showcase=False, host="127.0.0.1", port=0, data_dir=Path(data), limits=limits)
+        )
         await server.start()
         try:
             context = await browser.new_context(

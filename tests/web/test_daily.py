@@ -25,7 +25,9 @@ from tests.web.test_shell import lobby_ready, sign_in
 @pytest_asyncio.fixture(loop_scope="session")
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     """The suite's server (tests/web/conftest.py), on a clock a test may move a day on."""
-    config = Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None))
+    config = Config(
+        showcase=False, port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)
+    )
     srv = Server(config, clock=ShiftedClock(0.0))
     await srv.start()
     yield srv

@@ -260,7 +260,7 @@ async def test_a_dropped_connection_is_resumed_in_the_same_seat(
     # the port after it (its admin port by default) was never this test's to keep.
     limits = Limits(bot_delay=0, ping_interval=None)
     config = dict(data_dir=tmp_path, limits=limits, admin_port=0)
-    first = Server(Config(port=0, **config))  # type: ignore[arg-type]
+    first = Server(Config(showcase=False, port=0, **config))  # type: ignore[arg-type]
     await first.start()
     port = first.port
     url = f"ws://127.0.0.1:{port}"
@@ -282,7 +282,7 @@ async def test_a_dropped_connection_is_resumed_in_the_same_seat(
 
         await first.stop()  # every connection drops; the journal stays
         await expect(page.get_by_role("status").first).to_contain_text("Offline")
-        second = Server(Config(port=port, **config))  # type: ignore[arg-type]
+        second = Server(Config(showcase=False, port=port, **config))  # type: ignore[arg-type]
         await second.start()
         await expect(page.locator("#status")).to_be_empty(timeout=45000)
 
@@ -561,7 +561,11 @@ async def test_a_room_link_from_a_network_address_says_nothing_more(
     found = network_addresses()
     if not found:
         pytest.skip("this computer has no network address but loopback")
-    srv = Server(Config(host="0.0.0.0", port=0, data_dir=tmp_path, limits=Limits(bot_delay=0)))
+    srv = Server(
+        Config(
+            showcase=False, host="0.0.0.0", port=0, data_dir=tmp_path, limits=Limits(bot_delay=0)
+        )
+    )
     await srv.start()
     context = await browser.new_context(base_url=f"http://{found[0]}:{srv.port}")
     watch(context, console_errors)

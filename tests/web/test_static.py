@@ -368,7 +368,11 @@ async def test_the_websocket_and_health_checks_stay_at_their_addresses(server: S
 
 
 async def test_no_web_turns_the_page_off(tmp_path: Path):
-    srv = Server(Config(port=0, data_dir=tmp_path, web=False, limits=Limits(ping_interval=None)))
+    srv = Server(
+        Config(
+            showcase=False, port=0, data_dir=tmp_path, web=False, limits=Limits(ping_interval=None)
+        )
+    )
     await srv.start()
     try:
         assert srv.web is None
@@ -436,7 +440,9 @@ async def test_the_page_names_its_static_module_graph_for_preloading(server: Ser
         'import{z}from"./util.js";\n'
         '// import { nothing } from "./comment.js" is a comment, not indented code\n'
         'import { gone } from "./missing.js";\n'
+        'import words from "../words.json" with { type: "json" };\n'
     )
+    (tmp_path / "words.json").write_text("{}")
     (tmp_path / "js" / "dom.js").write_text('import { q } from "../js/util.js";\n')
     (tmp_path / "js" / "net.js").write_text("export const a = 1, b = 2;\n")
     (tmp_path / "js" / "side.js").write_text('import "./dom.js";\n')
@@ -449,7 +455,7 @@ async def test_the_page_names_its_static_module_graph_for_preloading(server: Ser
     assert links == [
         f"<{path}>; rel=modulepreload"
         for path in ("/js/app.js", "/js/dom.js", "/js/net.js", "/js/side.js", "/js/util.js")
-    ]
+    ] + ["</words.json>; rel=modulepreload; as=json"]  # a JSON module, preloaded as one
     assert "link" not in (await request(server.port, "/js/app.js")).headers
     revalidated = await request(server.port, "/", {"If-None-Match": page.headers["etag"]})
     assert revalidated.status == 304 and "link" not in revalidated.headers

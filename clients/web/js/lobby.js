@@ -183,7 +183,9 @@ export class Lobby {
 
   // -- a live game to watch ---------------------------------------------------------------
 
-  /** The busiest game being played now (most people watching or playing), drawn small. */
+  /** The busiest game being played now (most people watching or playing), drawn small; of
+   * as busy ones, people's before the server's own all-COMP game (`showcase`), which a
+   * server keeps going while nobody plays in public. */
   async findLive() {
     clearInterval(this.liveTimer);
     this.liveTimer = setInterval(() => {
@@ -196,7 +198,7 @@ export class Lobby {
     if (this.destroyed) return;
     const people = (r) => r.spectators + r.seats.filter((s) => s.connected && !s.bot).length;
     const best = reply.rooms.filter((r) => (!r.paused || r.paused === "unwatched") && !r.suspended && !this.mine(r) && r.room !== (this.live && this.live.room))
-      .sort((a, b) => people(b) - people(a))[0];
+      .sort((a, b) => people(b) - people(a) || (a.showcase ? 1 : 0) - (b.showcase ? 1 : 0))[0];
     if (!best) {
       if (!this.live) this.liveEl.hidden = true;
       return;
@@ -233,7 +235,9 @@ export class Lobby {
       h("h2", { id: "live-h" }, "Watch a game"),
       h("div", { class: "live-card" }, shown,
         h("div", { class: "live-text" },
-          h("h3", {}, title), seats ? h("p", { class: "note" }, seats) : null, this.liveInfo,
+          h("h3", {}, title), seats ? h("p", { class: "note" }, seats) : null,
+          summary && summary.showcase ? h("p", { class: "note showcase-note" }, "The computer against itself, while nobody plays.") : null,
+          this.liveInfo,
           h("button", { type: "button", class: "primary", "aria-label": `Watch ${title} ${room}`, onclick: () => this.app.go(this.app.roomPath(room)) }, "Watch"))));
     this.liveEl.hidden = false;
     const ctx = { game: reply.view.game, room, seat: null, readOnly: true, act: () => Promise.reject(new Error("watching")),

@@ -344,7 +344,7 @@ async def test_finished_rooms_the_server_dropped_leave_the_list(tmp_path):
     by the next poll when it was listed, or on entering it when it was private (issue 30
     item 4, point 1: they used to pile up as ``? (private)`` rows answering unknown_room)."""
     limits = Limits(bot_delay=0, ping_interval=None, finished_ttl=3.0)
-    server = Server(Config(port=0, data_dir=tmp_path, limits=limits))
+    server = Server(Config(showcase=False, port=0, data_dir=tmp_path, limits=limits))
     await server.start()
     url = f"ws://127.0.0.1:{server.port}"
 

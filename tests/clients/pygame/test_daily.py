@@ -72,7 +72,9 @@ async def test_todays_deal_from_the_lobby_to_the_shared_result(app, server, tmp_
 async def test_yesterdays_best_three_each_replay_from_the_window(tmp_path):
     """A server on a clock moved a day on: yesterday's deal is over, its best three replay."""
     clock = ShiftedClock(0.0)
-    config = Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None))
+    config = Config(
+        showcase=False, port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)
+    )
     server = Server(config, clock=clock)
     await server.start()
     url = f"ws://127.0.0.1:{server.port}"

@@ -658,3 +658,28 @@ async def test_chat_lines_survive_reopening_the_store(store_url):
         ]
     finally:
         await again.close()
+
+
+async def test_purged_showcases_are_gone_and_nothing_else(store: Store):
+    """The server's own finished games go whole (record, moves, chat), a batch at a time;
+    a room that only looks like one (its id, a private code, a maker) stays."""
+    comp = [SeatRecord(name="COMP", bot="normal")] * 2
+    for i in range(3):
+        await played(store, f"s0ld{i}", comp, 100.0 + i)
+    await store.add_chat(ChatLine(room="s0ld0", name="Ada", text="gg", at=1.0))
+    await played(store, "snew", comp, 500.0)
+    await played(store, "rbots", comp, 100.0)  # a public room's id
+    await played(store, "sPriv", comp, 100.0, private_code="code")
+    await played(store, "smade", comp, 100.0, creator=1)
+    running = room_record("srun", seats=2)
+    await store.create_room(RoomRecord(**{**_fields(running), "seats": tuple(comp)}))
+    assert (await store.room("s0ld0")).showcase and not (await store.room("smade")).showcase
+    assert await store.purge_showcases(300.0, batch=2) == 2
+    assert await store.purge_showcases(300.0, batch=2) == 1
+    assert await store.purge_showcases(300.0, batch=2) == 0
+    for rid in ("s0ld0", "s0ld1", "s0ld2"):
+        assert await store.room(rid) is None and await store.journal(rid) == []
+    assert await store.chat("s0ld0") == []
+    for rid in ("snew", "rbots", "sPriv", "smade", "srun"):
+        assert await store.room(rid) is not None, rid
+    assert len(await store.journal("snew")) == 1
