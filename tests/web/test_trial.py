@@ -215,10 +215,10 @@ async def test_one_game_is_one_game_and_finished_players_are_not_away(page: Page
     row = page.locator(f'.room-row[data-room="{room}"]')
     await expect(row).to_contain_text("Bob")
     assert "(away)" not in await row.inner_text()
-    # a rating after one rated game reads "1 rated game"
+    # a rating after one rated game reads "1 game", as every client words it (words.json)
     await page.evaluate("tilehall.welcome.ratings = {mathable: {rating: 1510, rd: 200, games: 1}}")
     await page.evaluate("tilehall.screen.showMine()")
-    await expect(page.locator(".my-rating")).to_contain_text("(1 rated game)")
+    await expect(page.locator(".my-rating")).to_contain_text("Mathable 1510 ± 400 (1 game)")
 
 
 async def test_the_history_filter_says_one_thing_about_an_unknown_player(page: Page):

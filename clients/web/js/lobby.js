@@ -6,6 +6,7 @@
 import { h, fill, field, when, modal } from "./dom.js";
 import { dailyPanel } from "./daily.js";
 import { thumb } from "./thumbs.js";
+import { ratingText } from "./words.js";
 import { applyPatch, PatchError } from "./patch.js";
 import { loadBoard, mountBoard } from "./boards.js";
 
@@ -283,7 +284,7 @@ export class Lobby {
     const rooms = this.app.welcome.rooms || [];
     const ratings = Object.entries(this.app.welcome.ratings || {})
       .filter(([, r]) => r && r.games > 0)
-      .map(([game, r]) => `${this.app.title(game)} ${r.rating.toFixed(0)} ± ${(2 * r.rd).toFixed(0)} (${games(r.games, "rated ")})`);
+      .map(([game, r]) => `${this.app.title(game)} ${ratingText(r)}`);
     fill(this.mineEl,
       rooms.length ? h("div", { class: "resume" }, h("h3", {}, "Your unfinished games"),
         h("ul", { class: "plain" }, rooms.map((r) => h("li", {},
@@ -558,11 +559,11 @@ export class Lobby {
       let r;
       try { r = await this.request(msg); } catch (_) { return; }
       if (!again) list.replaceChildren();
-      for (const e of r.entries) list.append(h("li", {}, `${e.name}: ${e.rating.toFixed(0)} ± ${(2 * e.rd).toFixed(0)} (${games(e.games)})`));
+      for (const e of r.entries) list.append(h("li", {}, `${e.name}: ${ratingText(e)}`));
       if (!list.childElementCount) list.append(h("li", { class: "note" }, "Nobody has played a rated game yet."));
       next = r.next;
       more.hidden = !next;
-      mine.textContent = r.mine ? `Your rating: ${r.mine.rating.toFixed(0)} ± ${(2 * r.mine.rd).toFixed(0)} (${games(r.mine.games, "rated ")})` : "";
+      mine.textContent = r.mine ? `Your rating: ${ratingText(r.mine)}` : "";
     };
     game.addEventListener("change", () => load(false));
     more.addEventListener("click", () => load(true));
@@ -612,11 +613,6 @@ export class Lobby {
         h("div", { class: "room-meta" }, `${players.join(", ")} · ${when(g.finished)}${g.private ? " · private" : ""}`)),
       h("div", { class: "room-buttons" }, h("button", { type: "button", "aria-label": `Replay ${label}`, onclick: () => this.app.go(`/#replay=${encodeURIComponent(g.room)}`) }, "Replay")));
   }
-}
-
-/** "1 game", "2 rated games". */
-function games(n, kind = "") {
-  return `${n} ${kind}${n === 1 ? "game" : "games"}`;
 }
 
 /** One control of a game's option, from its welcome description. */
