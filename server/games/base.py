@@ -35,6 +35,7 @@ from tilehall.server.games.actions import Action, ActionSpec, Event, quote
 from tilehall.server.games.errors import GameError, IllegalMove, InvalidMove
 
 __all__ = [
+    "HEADLINE",
     "PAUSE_ACTIONS",
     "RESUME",
     "START",
@@ -48,6 +49,7 @@ __all__ = [
     "InvalidMove",
     "Option",
     "OptionError",
+    "Path",
     "Pause",
     "PositionError",
     "ScoreEntry",
@@ -61,6 +63,13 @@ __all__ = [
     "stand_in",
     "step",
 ]
+
+Path = str | tuple[str | int, ...]
+"""A place in a view: a top-level field by its name, or the keys and indices down to it
+(``("board", 3, 4)``); ``()`` is the whole view."""
+
+HEADLINE = ("status", "to_move", "scores", "paused")
+"""The common view fields every step is checked for (:meth:`Game._headline`)."""
 
 TICK: Action = {"do": "_tick"}
 """The journal's record of a clock step: applying it calls ``advance(now)``."""
@@ -290,10 +299,18 @@ class Game(ABC):
     """View fields shown as null while paused, so that a pause cannot be used to study
     the position (as KShisen hides its board)."""
 
+    tracks_changes: ClassVar[bool] = False
+    """Its steps record the view paths they change (:meth:`take_changes`), and
+    :meth:`state_value` gives one field of its view without building the rest: a compact
+    update is built from the record, without a view or a diff. False: the room builds
+    each audience's view and diffs it against the one before."""
+
     # Class-level starting values, so that an engine built by from_position (which
     # skips __init__) starts from them too.
     _paused: Pause | None = None
     _paused_at: float = 0.0
+    _changed: dict[Path, None] | None = None
+    """The view paths changed since :meth:`take_changes` last took them, in order."""
 
     def __init__(
         self,
@@ -465,6 +482,7 @@ class Game(ABC):
             GameError: the engine refused (nothing changed).
             ValueError: an entry of the room's own that this engine does not know.
         """
+        before = self._headline() if self.tracks_changes else None
         if seat is None:
             events = self._room_entry(action, now)
         else:
@@ -474,7 +492,41 @@ class Game(ABC):
                 action = spec.declared(action)
             events = self.act(seat, action, now)
         self._entered(seat, action, now)
+        if before is not None:
+            after = self._headline()
+            if after != before:
+                for key, old, new in zip(HEADLINE, before, after, strict=True):
+                    if old != new:
+                        self._touch(key)
+                if before[0] != after[0]:  # the result comes, or goes, with the status
+                    self._touch("result")
         return events
+
+    # -- change tracking: what a step changed in the view, as paths -----------------------
+
+    def _headline(self) -> tuple[Any, ...]:
+        """The common fields that any step may change (:data:`HEADLINE`), compared around
+        each entry by :meth:`apply_entry`: no handler has to remember them."""
+        return (self.status, self.to_move, self.scores, self._paused)
+
+    def _touch(self, *paths: Path) -> None:
+        """Record that the view changed at each of ``paths``: a top-level field by its
+        name, or a tuple of keys and indices below it (``("board", r, c)``); the empty
+        tuple: everything (the room sends the whole view)."""
+        changed = self._changed
+        if changed is None:
+            changed = self._changed = {}
+        for path in paths:
+            changed[path] = None
+
+    def take_changes(self) -> list[Path] | None:
+        """The view paths changed since the last call, and forget them; None when this
+        engine does not track its changes (:attr:`tracks_changes`)."""
+        if not self.tracks_changes:
+            return None
+        changed = self._changed
+        self._changed = None
+        return [] if changed is None else list(changed)
 
     def _room_entry(self, action: Action, now: float) -> list[Event]:
         do = action.get("do")
@@ -629,6 +681,44 @@ class Game(ABC):
         state = self.state_view(None)
         return {key: state[key] for key in self.hidden_when_paused if key in state}
 
+    def state_value(self, seat: int | None, key: str) -> Any:
+        """The field ``key`` of :meth:`state_view` for ``seat``, without the others (an
+        engine that :attr:`tracks_changes` builds its state view from this).
+
+        Raises:
+            KeyError: the state view has no such field now.
+        """
+        return self.state_view(seat)[key]
+
+    def view_value(self, seat: int | None, key: str) -> Any:
+        """The field ``key`` of :meth:`view` for ``seat``, without building the rest: what a
+        compact update built from :meth:`take_changes` sets.
+
+        Raises:
+            KeyError: the view has no such field now.
+        """
+        if key == "game":
+            return self.name
+        if key == "status":
+            return self.status.value
+        if key == "to_move":
+            return self.to_move
+        if key == "scores":
+            return self.scores
+        if key == "seat":
+            return seat
+        if key == "paused":
+            if not self.pausable:
+                raise KeyError(key)
+            return None if self._paused is None else self._paused.value
+        if key == "result":
+            if self.status is not Status.OVER:
+                raise KeyError(key)
+            return self.result()
+        if self._paused is not None and key in self.hidden_when_paused:
+            return None
+        return self.state_value(seat, key)
+
     def view(self, seat: int | None) -> dict[str, Any]:
         """The full view: the common fields of the wire outline, then the game's own."""
         out: dict[str, Any] = {
@@ -729,7 +819,7 @@ class SoloGame(Game):
         Pickle copies in C what ``deepcopy`` walked in Python (the random stream
         too, through its state), and the copy is one untracked object.
         """
-        skip = ("_entries", "_checkpoints", "_rows_shown", *self.rebuilt_fields)
+        skip = ("_entries", "_checkpoints", "_rows_shown", "_changed", *self.rebuilt_fields)
         return pickle.dumps({k: v for k, v in self.__dict__.items() if k not in skip}, _PICKLE)
 
     def _rebuild(self) -> None:
@@ -753,6 +843,11 @@ class SoloGame(Game):
         if self.undo_moves:
             out["undos"] = self._undos
         return out
+
+    def view_value(self, seat: int | None, key: str) -> Any:
+        if key == "undos" and self.undo_moves:
+            return self._undos
+        return super().view_value(seat, key)
 
     def _undo(self, now: float) -> list[Event]:
         """Take back the last of :attr:`undo_moves` exactly.
@@ -783,6 +878,8 @@ class SoloGame(Game):
         undone: Action = pickle.loads(entries[target][2])
         self.__dict__.clear()
         self.__dict__.update(rebuilt.__dict__)
+        self._changed = None
+        self._touch(())  # the whole state was put back: the whole view goes
         return [{"e": "undone", "action": undone, "undos": self._undos}]
 
 

@@ -50,6 +50,7 @@ from tilehall.server.games.base import (
     Event,
     Game,
     GameError,
+    Path,
     Pause,
     Status,
     away,
@@ -141,6 +142,8 @@ class Pending(NamedTuple):
 
     entry: JournalEntry
     events: list[Event]
+    changes: list[Path] | None
+    """The view paths the step changed (:meth:`Game.take_changes`); None: not tracked."""
 
 
 class _Step(NamedTuple):
@@ -223,9 +226,12 @@ class RoomCore:
         """The last updates' events, msgpack-packed: bytes are invisible to the cycle
         collector, where 256 moves of event dicts per room were most of what it walked."""
         self._bases: dict[int | None, View] = {}
+        self._held: dict[int | None, tuple[str, ...]] = {}
         self._bases_seq = -1
         """The views of seq :attr:`_bases_seq` by seat, as compact members hold them
-        (with their ``now``): the next update is a patch from these."""
+        (with their ``now``): the next update is a patch from these. For a game that
+        tracks its changes, only their keys in sorted order (:attr:`_held`) after the
+        first update: its patches are built from the engine's record, not from views."""
         # presence
         self._away_since: dict[int, float] = {}
         """Human seats with nobody connected, since when."""
@@ -610,7 +616,9 @@ class RoomCore:
         seq, now = self._seq + 1, max(now, self._now)
         entry = JournalEntry(room=self.id, seq=seq, seat=seat, action=action, now=now)
         self._engine, events = step(self.game, self, engine, entry)
-        self._pending = Pending(entry, events)
+        # A new engine (the start) changed everything: whole views, and its record goes.
+        changes = self._engine.take_changes()
+        self._pending = Pending(entry, events, changes if engine is not None else None)
         self._busy = what
         out.append(Append(entry))
 
@@ -623,7 +631,7 @@ class RoomCore:
         self._seq, self._now = entry.seq, entry.now
         self._take()
         self.recent.append((self._seq, msgpack.packb(pending.events, use_bin_type=True)))
-        out.append(Frames(self._frames(pending.events, now, what.origin, what.re)))
+        out.append(Frames(self._frames(pending.events, now, what.origin, what.re, pending.changes)))
         if self.phase is Phase.WAITING and self._status is not None:
             self.phase = moved(self.phase, Change.STARTED, Phase.PLAYING)
             out.append(Write(status=Status.PLAYING.value))
@@ -711,7 +719,7 @@ class RoomCore:
                 ev for seq, packed in self.recent if seq > before
                 for ev in msgpack.unpackb(packed, raw=False)
             ]  # fmt: skip
-            out.append(Frames(self._frames(events, now, None, None)))
+            out.append(Frames(self._frames(events, now, None, None, None)))
         out.append(PushSummary())
         if self._engine is not None:
             last = ev.entries[-1].now if ev.entries else now
@@ -1119,7 +1127,9 @@ class RoomCore:
         self._engine, self._seq, self._now = engine, seq, at
         self.recent.clear()
         self.recent.extend((s, msgpack.packb(ev, use_bin_type=True)) for s, ev in tail)
-        self._bases, self._bases_seq = {}, -1
+        if engine is not None:
+            engine.take_changes()  # the journal's record: members get whole views after this
+        self._bases, self._held, self._bases_seq = {}, {}, -1
         self._take()
 
     def _phase_of_game(self) -> Phase:
@@ -1168,30 +1178,43 @@ class RoomCore:
         if self._status is None:
             return self._waiting_view(seat, now)  # a waiting room's view changes without a seq
         if self._bases_seq != self._seq:
-            self._bases, self._bases_seq = {}, self._seq
+            self._bases, self._held, self._bases_seq = {}, {}, self._seq
         kept = self._bases.get(seat)
         if kept is None:
             kept = self._bases[seat] = timed(self._committed_view(seat), now)
+            self._held[seat] = tuple(sorted(kept))
         return kept
 
     # -- frames ---------------------------------------------------------------------------------
 
     def _frames(
-        self, events: list[Event], wall: float, origin: Member | None, re: int | None
+        self,
+        events: list[Event],
+        wall: float,
+        origin: Member | None,
+        re: int | None,
+        changes: list[Path] | None,
     ) -> list[tuple[Member, bytes]]:
         """The ``update`` of the committed seq for each member: one encoding per distinct one.
 
-        Compact members get a patch from the view of the seq before, when it was
-        kept for their seat (:meth:`_base_view`); else the whole view, from which
-        the next patch starts. Their events that the game's templates rebuild
-        from the new view go by name. The acting member's copy also carries
-        ``re`` (one more encoding).
+        Compact members get a patch from the view of the seq before, when its
+        seat's was kept (:meth:`_base_view`); else the whole view, from which the
+        next patch starts. A game that tracks its changes (``changes``, the
+        engine's record of the step) has its patch built from that record, each
+        changed field read from the engine alone (:func:`tracked_patch`): no view
+        is built, nothing diffed. Another's is the diff of the two views. Events
+        that the game's templates rebuild from the new view go by name. The
+        acting member's copy also carries ``re`` (one more encoding).
         """
         seq = self._seq
-        bases = self._bases if self._bases_seq == seq - 1 else {}
+        fresh = self._bases_seq == seq - 1
+        bases = self._bases if fresh else {}
+        held = self._held if fresh and changes is not None else {}
+        engine = self._engine
         templates = self.game.derived_events
         views: dict[int | None, View] = {}
         kept: dict[int | None, View] = {}
+        kept_keys: dict[int | None, tuple[str, ...]] = {}
         updates: dict[tuple[int | None, bool], dict[str, Any]] = {}
         encoded: dict[tuple[int | None, bool], bytes] = {}
         out: list[tuple[Member, bytes]] = []
@@ -1200,20 +1223,29 @@ class RoomCore:
             key = (seat, member in compact)
             update = updates.get(key)
             if update is None:
-                view = views.get(seat)
-                if view is None:
-                    view = views[seat] = timed(self._committed_view(seat), wall)
                 seen = visible(events, seat)
-                if key[1]:  # what the view says all of goes by name (joined.derived)
-                    if templates:
-                        seen = shorten_events(seen, view, templates)  # type: ignore[assignment]
-                    kept[seat] = view
                 update = {"t": "update", "room": self.id, "seq": seq, "events": seen}
-                base = bases.get(seat) if key[1] else None
-                if base is not None:
-                    update["patch"] = view_patch(base, view)
+                tracked = None
+                if key[1] and seat in held and engine is not None and changes is not None:
+                    tracked = tracked_patch(engine, seat, changes, held[seat], wall)
+                if tracked is not None and engine is not None:
+                    update["patch"], kept_keys[seat] = tracked
+                    if templates:
+                        update["events"] = shorten_events(seen, Fields(engine, seat), templates)
                 else:
-                    update["view"] = view
+                    view = views.get(seat)
+                    if view is None:
+                        view = views[seat] = timed(self._committed_view(seat), wall)
+                    if key[1]:  # what the view says all of goes by name (joined.derived)
+                        if templates:
+                            update["events"] = shorten_events(seen, view, templates)
+                        kept[seat] = view
+                        kept_keys[seat] = tuple(sorted(view))
+                    base = bases.get(seat) if key[1] and changes is None else None
+                    if base is not None:
+                        update["patch"] = view_patch(base, view)
+                    else:
+                        update["view"] = view
                 updates[key] = update
             if member is origin and re is not None:
                 out.append((member, encode({**update, "re": re})))
@@ -1222,7 +1254,7 @@ class RoomCore:
             if data is None:
                 data = encoded[key] = encode(update)
             out.append((member, data))
-        self._bases, self._bases_seq = kept, seq
+        self._bases, self._held, self._bases_seq = kept, kept_keys, seq
         return out
 
     # -- what step() reads of the room (the Table protocol of server.games.base) ----------------
@@ -1257,6 +1289,144 @@ def timed(view: View, wall: float) -> View:
     if deadline is not None and isinstance(out.get("time_left"), float | int):
         out["time_left"] = max(0.0, deadline - wall)
     return out
+
+
+class Fields:
+    """A seat's view as :func:`shorten_events` reads it: each field asked for is read from
+    the engine alone (:meth:`Game.view_value`), the rest never built."""
+
+    __slots__ = ("_engine", "_seat")
+
+    def __init__(self, engine: Game, seat: int | None) -> None:
+        self._engine = engine
+        self._seat = seat
+
+    def __getitem__(self, key: str) -> Any:
+        return self._engine.view_value(self._seat, key)
+
+
+_CLOCK = ("now", "deadline", "shot_deadline", "time_left")
+"""The view fields :func:`timed` reads or sets."""
+
+_HELD_PLACES: dict[tuple[str, ...], dict[str, int]] = {}
+"""Each key's place among a view's sorted keys, by those keys (a game's views have a
+few shapes)."""
+
+
+def _held_places(held: tuple[str, ...]) -> dict[str, int]:
+    places = _HELD_PLACES.get(held)
+    if places is None:
+        if len(_HELD_PLACES) >= 256:
+            _HELD_PLACES.clear()
+        places = _HELD_PLACES[held] = {k: i for i, k in enumerate(held)}
+    return places
+
+
+def _map_places(keys: tuple[str, ...]) -> dict[str, int]:
+    """Each of a map's ``keys`` (in the map's order) to its place in sorted order."""
+    places = _MAP_PLACES.get(keys)
+    if places is None:
+        if len(_MAP_PLACES) >= 256:
+            _MAP_PLACES.clear()
+        places = _MAP_PLACES[keys] = {k: i for i, k in enumerate(sorted(keys))}
+    return places
+
+
+_MAP_PLACES: dict[tuple[str, ...], dict[str, int]] = {}
+
+_GONE = object()
+
+
+def tracked_patch(
+    engine: Game, seat: int | None, changes: list[Path], held: tuple[str, ...], wall: float
+) -> tuple[Patch, tuple[str, ...]] | None:
+    """The patch that takes ``seat``'s view from the seq before to the engine's, built from
+    ``changes`` (the step's record, :meth:`Game.take_changes`) without building the view:
+    with the view's keys as ``held`` by the client (sorted), and those keys after it.
+    None when a change is the whole view (an undo): the view itself is sent.
+
+    The operations are those :func:`tilehall.protocol.patch.apply` takes, keys by their
+    place: the changed cells below a field first (places as held), then the fields gone
+    (the last place first), then every changed field in one ``"="`` (places among the
+    keys kept, a new key by its name). A view with a clock gets its ``now`` set and its
+    ``time_left`` counted to ``wall``, as :func:`timed` does for a whole view.
+    """
+    places = _held_places(held)
+    fields: dict[str, Any] = {}
+    below: list[tuple[str | int, ...]] = []
+    for path in changes:
+        if type(path) is str:
+            fields[path] = None
+        elif not path:
+            return None
+        else:
+            below.append(path)  # type: ignore[arg-type]
+    out: Patch = []
+    tops: dict[str, Any] = {}
+    under: dict[tuple[Any, ...], list[Any]] = {}  # a map's path: its changed keys' places, values
+    for path in below:
+        top = path[0]
+        if top in fields or top not in places:
+            continue  # the whole field goes, or it is new
+        assert type(top) is str
+        value = tops.get(top, _GONE)
+        if value is _GONE:
+            value = tops[top] = engine.view_value(seat, top)
+        where: list[Any] = [places[top]]
+        for i, key in enumerate(path[1:]):
+            if type(value) is dict and type(key) is str:
+                place = _map_places(tuple(value))[key]
+                if i == len(path) - 2:  # a field of a map: with its siblings, in one "="
+                    under.setdefault(tuple(where), []).extend((place, value[key]))
+                    break
+                where.append(place)
+            else:
+                where.append(key)
+            value = value[key]
+        else:
+            out.append([where, value])
+    for parent, pairs in under.items():
+        if len(pairs) > 2:
+            out.append(["=", list(parent), pairs])
+        else:
+            out.append([[*parent, pairs[0]], pairs[1]])
+    if "now" in places or "deadline" in places:  # a clock: now and time_left as timed() sets
+        for name in _CLOCK:
+            fields[name] = None
+    for name in fields:
+        try:
+            fields[name] = engine.view_value(seat, name)
+        except KeyError:
+            fields[name] = _GONE
+    if "now" in fields:
+        clock = timed({k: fields[k] for k in _CLOCK if fields[k] is not _GONE}, wall)
+        for name in _CLOCK:
+            fields[name] = clock.get(name, _GONE)
+    gone = [places[k] for k, v in fields.items() if v is _GONE and k in places]
+    gone.sort(reverse=True)
+    keys = held
+    if gone:
+        out.extend([[place]] for place in gone)
+        keys = tuple(k for k in held if not (k in fields and fields[k] is _GONE))
+        places = _held_places(keys)
+    sets: list[Any] = []
+    added = False
+    for name, value in fields.items():
+        if value is _GONE:
+            continue
+        if name in places:
+            sets += (places[name], value)
+        else:
+            sets += (name, value)
+            added = True
+    if len(sets) > 2:
+        out.append(["=", [], sets])
+    elif sets:
+        out.append([[sets[0]], sets[1]])
+    if added:
+        new = (k for k, v in fields.items() if v is not _GONE and k not in places)
+        keys = tuple(sorted((*keys, *new)))
+    return out, keys
 
 
 def view_patch(old: View, new: View) -> Patch:
