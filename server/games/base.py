@@ -26,7 +26,7 @@ import enum
 import pickle
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, Self
 
@@ -67,6 +67,12 @@ __all__ = [
 Path = str | tuple[str | int, ...]
 """A place in a view: a top-level field by its name, or the keys and indices down to it
 (``("board", 3, 4)``); ``()`` is the whole view."""
+
+_COMMON = frozenset({"game", "status", "to_move", "scores", "seat", "paused", "result", "undos"})
+"""The view fields :meth:`Game.view` makes for every game (the rest are the game's own)."""
+
+Field = Callable[[Any, "int | None"], Any]
+"""What reads one field of an engine's view for a seat: ``(engine, seat) -> value``."""
 
 HEADLINE = ("status", "to_move", "scores", "paused")
 """The common view fields every step is checked for (:meth:`Game._headline`)."""
@@ -301,9 +307,13 @@ class Game(ABC):
 
     tracks_changes: ClassVar[bool] = False
     """Its steps record the view paths they change (:meth:`take_changes`), and
-    :meth:`state_value` gives one field of its view without building the rest: a compact
-    update is built from the record, without a view or a diff. False: the room builds
-    each audience's view and diffs it against the one before."""
+    :attr:`state_fields` reads each field of its state view alone: a compact update is
+    built from the record, without a view or a diff. False: the room builds each
+    audience's view and diffs it against the one before."""
+    state_fields: ClassVar[Mapping[str, Field]] = {}
+    """An engine that tracks its changes: each field of its state view, in order, with the
+    function that reads it for a seat (``(engine, seat) -> value``); its
+    :meth:`state_view` is these, one by one (:meth:`fields_view`)."""
 
     # Class-level starting values, so that an engine built by from_position (which
     # skips __init__) starts from them too.
@@ -681,14 +691,37 @@ class Game(ABC):
         state = self.state_view(None)
         return {key: state[key] for key in self.hidden_when_paused if key in state}
 
-    def state_value(self, seat: int | None, key: str) -> Any:
-        """The field ``key`` of :meth:`state_view` for ``seat``, without the others (an
-        engine that :attr:`tracks_changes` builds its state view from this).
+    def fields_view(self, seat: int | None) -> dict[str, Any]:
+        """The state view made of :attr:`state_fields`, for an engine's :meth:`state_view`."""
+        return {key: read(self, seat) for key, read in self.state_fields.items()}
 
-        Raises:
-            KeyError: the state view has no such field now.
-        """
-        return self.state_view(seat)[key]
+    @classmethod
+    def view_readers(cls) -> dict[str, Field]:
+        """Each view field this class reads alone, with its reader: the common fields and
+        :attr:`state_fields` (a field hidden while paused reads None then). Made once."""
+        readers: dict[str, Field] | None = cls.__dict__.get("_readers")
+        if readers is None:
+            readers = cls._make_readers()
+            cls._readers = readers
+        return readers
+
+    _readers: ClassVar[dict[str, Field] | None] = None
+
+    @classmethod
+    def _make_readers(cls) -> dict[str, Field]:
+        readers: dict[str, Field] = {
+            "game": _read_game,
+            "status": _read_status,
+            "to_move": _read_to_move,
+            "scores": _read_scores,
+            "seat": _read_seat,
+            "result": _read_result,
+        }
+        if cls.pausable:
+            readers["paused"] = _read_paused
+        for key, read in cls.state_fields.items():
+            readers[key] = _hidden_when_paused(read) if key in cls.hidden_when_paused else read
+        return readers
 
     def view_value(self, seat: int | None, key: str) -> Any:
         """The field ``key`` of :meth:`view` for ``seat``, without building the rest: what a
@@ -697,27 +730,14 @@ class Game(ABC):
         Raises:
             KeyError: the view has no such field now.
         """
-        if key == "game":
-            return self.name
-        if key == "status":
-            return self.status.value
-        if key == "to_move":
-            return self.to_move
-        if key == "scores":
-            return self.scores
-        if key == "seat":
-            return seat
-        if key == "paused":
-            if not self.pausable:
-                raise KeyError(key)
-            return None if self._paused is None else self._paused.value
-        if key == "result":
-            if self.status is not Status.OVER:
-                raise KeyError(key)
-            return self.result()
+        read = self.view_readers().get(key)
+        if read is not None:
+            return read(self, seat)
+        if key in _COMMON:
+            raise KeyError(key)  # not this game's (paused), or not now (undos)
         if self._paused is not None and key in self.hidden_when_paused:
             return None
-        return self.state_value(seat, key)
+        return self.state_view(seat)[key]
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """The full view: the common fields of the wire outline, then the game's own."""
@@ -844,10 +864,12 @@ class SoloGame(Game):
             out["undos"] = self._undos
         return out
 
-    def view_value(self, seat: int | None, key: str) -> Any:
-        if key == "undos" and self.undo_moves:
-            return self._undos
-        return super().view_value(seat, key)
+    @classmethod
+    def _make_readers(cls) -> dict[str, Field]:
+        readers = super()._make_readers()
+        if cls.undo_moves:
+            readers["undos"] = _read_undos
+        return readers
 
     def _undo(self, now: float) -> list[Event]:
         """Take back the last of :attr:`undo_moves` exactly.
@@ -993,3 +1015,48 @@ def step(
         bots=frozenset(i for i, s in enumerate(seats) if s.bot is not None),
     )
     return fresh, [{"e": "started"}]
+
+
+# -- the readers of the common view fields (Game.view_readers) ------------------------------
+
+
+def _read_game(game: Game, seat: int | None) -> Any:
+    return game.name
+
+
+def _read_status(game: Game, seat: int | None) -> Any:
+    return game.status.value
+
+
+def _read_to_move(game: Game, seat: int | None) -> Any:
+    return game.to_move
+
+
+def _read_scores(game: Game, seat: int | None) -> Any:
+    return game.scores
+
+
+def _read_seat(game: Game, seat: int | None) -> Any:
+    return seat
+
+
+def _read_result(game: Game, seat: int | None) -> Any:
+    if game.status is not Status.OVER:
+        raise KeyError("result")  # the view has none before the end
+    return game.result()
+
+
+def _read_paused(game: Game, seat: int | None) -> Any:
+    paused = game.paused
+    return None if paused is None else paused.value
+
+
+def _read_undos(game: SoloGame, seat: int | None) -> Any:
+    return game.undos
+
+
+def _hidden_when_paused(read: Field) -> Field:
+    def hidden(game: Game, seat: int | None) -> Any:
+        return None if game.paused is not None else read(game, seat)
+
+    return hidden

@@ -809,34 +809,7 @@ class Ishido(SoloGame):
         compare, the patch of a move skipping every row and stone that did not
         change by identity.
         """
-        return {key: self.state_value(seat, key) for key in _STATE}
-
-    def state_value(self, seat: int | None, key: str) -> Any:
-        """One field of :meth:`state_view`: each step records the fields it changes
-        (:meth:`_touch`), and a compact update reads only those."""
-        if key == "board":
-            return list(self._shown)
-        if key == "current":
-            return _stone_wire(self.current)
-        if key == "pouch":
-            return len(self.pouch)
-        if key == "left":
-            return self.stones_left
-        if key == "placed":
-            return self.placed
-        if key == "fourways":
-            return self.fourways
-        if key == "legal":
-            return [_SQUARES[r][c] for r, c in self.legal] if self._end is None else []
-        if key == "helps":
-            return self.helps
-        if key == "last":
-            return dict(self.last) if self.last is not None else None
-        if key == "scoring":
-            return self.scoring
-        if key == "four_way":
-            return self.opts["four_way"]
-        raise KeyError(key)
+        return self.fields_view(seat)
 
     def result(self) -> dict[str, Any] | None:
         out = super().result()
@@ -901,9 +874,23 @@ Ishido.actions = action_table(
 )
 
 
-_STATE = ("board", "current", "pouch", "left", "placed", "fourways", "legal", "helps", "last",
-          "scoring", "four_way")  # fmt: skip
-"""The fields of Ishido's state view, in its order."""
+# Each field of the view read alone (Game.state_fields): a compact update reads only the
+# fields a step recorded (Ishido._touch).
+Ishido.state_fields = {
+    "board": lambda game, seat: list(game._shown),
+    "current": lambda game, seat: _stone_wire(game.current),
+    "pouch": lambda game, seat: len(game.pouch),
+    "left": lambda game, seat: game.stones_left,
+    "placed": lambda game, seat: game.placed,
+    "fourways": lambda game, seat: game.fourways,
+    "legal": lambda game, seat: (
+        [_SQUARES[r][c] for r, c in game.legal] if game._end is None else []
+    ),
+    "helps": lambda game, seat: game.helps,
+    "last": lambda game, seat: dict(game.last) if game.last is not None else None,
+    "scoring": lambda game, seat: game.scoring,
+    "four_way": lambda game, seat: game.opts["four_way"],
+}
 
 
 def _stone(value: Sequence[int]) -> Stone:

@@ -36,8 +36,9 @@ returns), and quick-match (the seats nobody came for go to bots at
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import msgpack
@@ -226,12 +227,13 @@ class RoomCore:
         """The last updates' events, msgpack-packed: bytes are invisible to the cycle
         collector, where 256 moves of event dicts per room were most of what it walked."""
         self._bases: dict[int | None, View] = {}
-        self._held: dict[int | None, tuple[str, ...]] = {}
+        self._held: dict[int | None, dict[str, int]] = {}
+        self._template_fields = template_fields(game.derived_events)
         self._bases_seq = -1
         """The views of seq :attr:`_bases_seq` by seat, as compact members hold them
         (with their ``now``): the next update is a patch from these. For a game that
-        tracks its changes, only their keys in sorted order (:attr:`_held`) after the
-        first update: its patches are built from the engine's record, not from views."""
+        tracks its changes, only the places of their keys (:attr:`_held`, :func:`places_of`)
+        after the first update: its patches are built from the engine's record, not from views."""
         # presence
         self._away_since: dict[int, float] = {}
         """Human seats with nobody connected, since when."""
@@ -1182,7 +1184,7 @@ class RoomCore:
         kept = self._bases.get(seat)
         if kept is None:
             kept = self._bases[seat] = timed(self._committed_view(seat), now)
-            self._held[seat] = tuple(sorted(kept))
+            self._held[seat] = places_of(kept)
         return kept
 
     # -- frames ---------------------------------------------------------------------------------
@@ -1214,7 +1216,7 @@ class RoomCore:
         templates = self.game.derived_events
         views: dict[int | None, View] = {}
         kept: dict[int | None, View] = {}
-        kept_keys: dict[int | None, tuple[str, ...]] = {}
+        kept_keys: dict[int | None, dict[str, int]] = {}
         updates: dict[tuple[int | None, bool], dict[str, Any]] = {}
         encoded: dict[tuple[int | None, bool], bytes] = {}
         out: list[tuple[Member, bytes]] = []
@@ -1229,9 +1231,10 @@ class RoomCore:
                 if key[1] and seat in held and engine is not None and changes is not None:
                     tracked = tracked_patch(engine, seat, changes, held[seat], wall)
                 if tracked is not None and engine is not None:
-                    update["patch"], kept_keys[seat] = tracked
+                    update["patch"], kept_keys[seat], read = tracked
                     if templates:
-                        update["events"] = shorten_events(seen, Fields(engine, seat), templates)
+                        with_fields(engine, seat, read, self._template_fields)
+                        update["events"] = shorten_events(seen, read, templates)
                 else:
                     view = views.get(seat)
                     if view is None:
@@ -1240,7 +1243,7 @@ class RoomCore:
                         if templates:
                             update["events"] = shorten_events(seen, view, templates)
                         kept[seat] = view
-                        kept_keys[seat] = tuple(sorted(view))
+                        kept_keys[seat] = places_of(view)
                     base = bases.get(seat) if key[1] and changes is None else None
                     if base is not None:
                         update["patch"] = view_patch(base, view)
@@ -1291,18 +1294,20 @@ def timed(view: View, wall: float) -> View:
     return out
 
 
-class Fields:
-    """A seat's view as :func:`shorten_events` reads it: each field asked for is read from
-    the engine alone (:meth:`Game.view_value`), the rest never built."""
+def template_fields(templates: Mapping[str, Mapping[str, Sequence[Any] | None]]) -> frozenset[str]:
+    """The top-level view fields that ``templates`` (a game's ``derived_events``) read."""
+    return frozenset(path[0] for t in templates.values() for path in t.values() if path)
 
-    __slots__ = ("_engine", "_seat")
 
-    def __init__(self, engine: Game, seat: int | None) -> None:
-        self._engine = engine
-        self._seat = seat
-
-    def __getitem__(self, key: str) -> Any:
-        return self._engine.view_value(self._seat, key)
+def with_fields(
+    engine: Game, seat: int | None, read: dict[str, Any], wanted: frozenset[str]
+) -> None:
+    """Add to ``read`` (the fields :func:`tracked_patch` read) those of ``wanted`` it lacks,
+    each read from the engine alone: what the events' templates read of the view."""
+    for key in wanted:
+        if key not in read:
+            with contextlib.suppress(KeyError):  # not in the view now: the template fails
+                read[key] = engine.view_value(seat, key)
 
 
 _CLOCK = ("now", "deadline", "shot_deadline", "time_left")
@@ -1311,6 +1316,12 @@ _CLOCK = ("now", "deadline", "shot_deadline", "time_left")
 _HELD_PLACES: dict[tuple[str, ...], dict[str, int]] = {}
 """Each key's place among a view's sorted keys, by those keys (a game's views have a
 few shapes)."""
+
+
+def places_of(view: View) -> dict[str, int]:
+    """Each key of ``view`` to its place among them in sorted order, as a patch names it
+    (shared between views of the same keys: read, never changed)."""
+    return _held_places(tuple(sorted(view)))
 
 
 def _held_places(held: tuple[str, ...]) -> dict[str, int]:
@@ -1338,95 +1349,116 @@ _GONE = object()
 
 
 def tracked_patch(
-    engine: Game, seat: int | None, changes: list[Path], held: tuple[str, ...], wall: float
-) -> tuple[Patch, tuple[str, ...]] | None:
+    engine: Game, seat: int | None, changes: list[Path], places: dict[str, int], wall: float
+) -> tuple[Patch, dict[str, int], dict[str, Any]] | None:
     """The patch that takes ``seat``'s view from the seq before to the engine's, built from
-    ``changes`` (the step's record, :meth:`Game.take_changes`) without building the view:
-    with the view's keys as ``held`` by the client (sorted), and those keys after it.
-    None when a change is the whole view (an undo): the view itself is sent.
+    ``changes`` (the step's record, :meth:`Game.take_changes`) without building the view,
+    ``places`` being the places of that view's keys (:func:`places_of`) as the client
+    holds them. Returns the patch, the places of the view's keys after it, and the
+    top-level fields it read (what the events'
+    templates read too, :func:`shorten_events`); None when a change is the whole view
+    (an undo): the view itself is sent.
 
     The operations are those :func:`tilehall.protocol.patch.apply` takes, keys by their
-    place: the changed cells below a field first (places as held), then the fields gone
-    (the last place first), then every changed field in one ``"="`` (places among the
-    keys kept, a new key by its name). A view with a clock gets its ``now`` set and its
-    ``time_left`` counted to ``wall``, as :func:`timed` does for a whole view.
+    place: the changes below a field first (places as held; the changed keys of one map
+    in one ``"="``), then the fields gone (the last place first), then every changed
+    field in one ``"="`` (places among the keys kept, a new key by its name). A view
+    with a clock gets its ``now`` set and its ``time_left`` counted to ``wall``, as
+    :func:`timed` does for a whole view.
     """
-    places = _held_places(held)
-    fields: dict[str, Any] = {}
-    below: list[tuple[str | int, ...]] = []
+    readers = engine.view_readers()
+    read: dict[str, Any] = {}
+    below: list[Any] = []
+    missing = False
     for path in changes:
         if type(path) is str:
-            fields[path] = None
-        elif not path:
-            return None
+            try:
+                reader = readers.get(path)
+                if reader is None:
+                    read[path] = engine.view_value(seat, path)
+                else:
+                    read[path] = reader(engine, seat)
+            except KeyError:
+                read[path] = _GONE
+                missing = True
+        elif path:
+            below.append(path)
         else:
-            below.append(path)  # type: ignore[arg-type]
+            return None
+    if "now" in places or "deadline" in places:  # a clock: now and time_left as timed() sets
+        clock: dict[str, Any] = {}
+        for name in _CLOCK:
+            try:
+                value = read[name] if name in read else engine.view_value(seat, name)
+            except KeyError:
+                continue
+            if value is not _GONE:
+                clock[name] = value
+        clock = timed(clock, wall)
+        for name in _CLOCK:
+            if name in clock:
+                read[name] = clock[name]
+            elif name in places:
+                read[name] = _GONE
+                missing = True
     out: Patch = []
     tops: dict[str, Any] = {}
-    under: dict[tuple[Any, ...], list[Any]] = {}  # a map's path: its changed keys' places, values
-    for path in below:
-        top = path[0]
-        if top in fields or top not in places:
-            continue  # the whole field goes, or it is new
-        assert type(top) is str
-        value = tops.get(top, _GONE)
-        if value is _GONE:
-            value = tops[top] = engine.view_value(seat, top)
-        where: list[Any] = [places[top]]
-        for i, key in enumerate(path[1:]):
-            if type(value) is dict and type(key) is str:
-                place = _map_places(tuple(value))[key]
-                if i == len(path) - 2:  # a field of a map: with its siblings, in one "="
-                    under.setdefault(tuple(where), []).extend((place, value[key]))
-                    break
-                where.append(place)
+    if below:
+        under: dict[tuple[Any, ...], list[Any]] = {}  # a map's path: its keys' places, values
+        for path in below:
+            top = path[0]
+            if top in read or top not in places:
+                continue  # the whole field goes, or it is new
+            value = tops.get(top, _GONE)
+            if value is _GONE:
+                reader = readers.get(top)
+                value = engine.view_value(seat, top) if reader is None else reader(engine, seat)
+                tops[top] = value
+            where: list[Any] = [places[top]]
+            for key in path[1:-1]:
+                if type(value) is dict and type(key) is str:
+                    where.append(_map_places(tuple(value))[key])
+                else:
+                    where.append(key)
+                value = value[key]
+            key = path[-1]
+            if type(value) is dict and type(key) is str:  # with its siblings, in one "="
+                pairs = under.get(tuple(where))
+                if pairs is None:
+                    pairs = under[tuple(where)] = []
+                pairs += (_map_places(tuple(value))[key], value[key])
             else:
                 where.append(key)
-            value = value[key]
-        else:
-            out.append([where, value])
-    for parent, pairs in under.items():
-        if len(pairs) > 2:
-            out.append(["=", list(parent), pairs])
-        else:
-            out.append([[*parent, pairs[0]], pairs[1]])
-    if "now" in places or "deadline" in places:  # a clock: now and time_left as timed() sets
-        for name in _CLOCK:
-            fields[name] = None
-    for name in fields:
-        try:
-            fields[name] = engine.view_value(seat, name)
-        except KeyError:
-            fields[name] = _GONE
-    if "now" in fields:
-        clock = timed({k: fields[k] for k in _CLOCK if fields[k] is not _GONE}, wall)
-        for name in _CLOCK:
-            fields[name] = clock.get(name, _GONE)
-    gone = [places[k] for k, v in fields.items() if v is _GONE and k in places]
-    gone.sort(reverse=True)
-    keys = held
-    if gone:
+                out.append([where, value[key]])
+        for parent, pairs in under.items():
+            if len(pairs) > 2:
+                out.append(["=", list(parent), pairs])
+            else:
+                out.append([[*parent, pairs[0]], pairs[1]])
+    if missing:
+        gone = [places[k] for k, v in read.items() if v is _GONE and k in places]
+        gone.sort(reverse=True)
         out.extend([[place]] for place in gone)
-        keys = tuple(k for k in held if not (k in fields and fields[k] is _GONE))
-        places = _held_places(keys)
+        places = _held_places(tuple(k for k in sorted(places) if read.get(k) is not _GONE))
+        read = {k: v for k, v in read.items() if v is not _GONE}
     sets: list[Any] = []
     added = False
-    for name, value in fields.items():
-        if value is _GONE:
-            continue
-        if name in places:
-            sets += (places[name], value)
-        else:
+    for name, value in read.items():
+        place = places.get(name, -1)
+        if place < 0:
             sets += (name, value)
             added = True
+        else:
+            sets += (place, value)
     if len(sets) > 2:
         out.append(["=", [], sets])
     elif sets:
         out.append([[sets[0]], sets[1]])
+    if below:
+        read.update(tops)  # read for the events' templates too
     if added:
-        new = (k for k, v in fields.items() if v is not _GONE and k not in places)
-        keys = tuple(sorted((*keys, *new)))
-    return out, keys
+        places = _held_places(tuple(sorted({*places, *read})))
+    return out, places, read
 
 
 def view_patch(old: View, new: View) -> Patch:
