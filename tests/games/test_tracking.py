@@ -19,12 +19,26 @@ from hypothesis import strategies as st
 from tilehall.protocol.patch import apply
 from tilehall.server.bots import find_bot
 from tilehall.server.games import all_games
-from tilehall.server.games.base import START, TICK, Game, GameError, step
+from tilehall.server.games.base import (
+    RESUME,
+    START,
+    TICK,
+    Game,
+    GameError,
+    away,
+    stand_back,
+    stand_in,
+    step,
+)
 from tilehall.server.room.core import places_of, timed, tracked_patch
 from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
 
-SETUPS: dict[str, tuple[dict[str, Any], int]] = {
-    "mathable": ({"racks": "hidden", "turn_seconds": 30}, 2),
+SETUPS: dict[str, list[tuple[dict[str, Any], int]]] = {
+    "mathable": [
+        ({"racks": "hidden", "turn_seconds": 30}, 2),
+        ({"racks": "hidden"}, 4),
+        ({}, 2),
+    ],
 }
 """Options and seats per game (default: its defaults, one seat)."""
 
@@ -40,9 +54,8 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def play(game: type[Game], seed: int, moves: int) -> int:
+def play(game: type[Game], options: dict[str, Any], seats: int, seed: int, moves: int) -> int:
     """Play up to ``moves`` entries, checking every audience's patch; the patches checked."""
-    options, seats = SETUPS.get(game.name, ({}, 1))
     rng = random.Random(seed)
     record = RoomRecord(
         id="r1", game=game.name, options=options, seed=seed,
@@ -65,6 +78,8 @@ def play(game: type[Game], seed: int, moves: int) -> int:
         roll = rng.random()
         if engine.paused is not None:
             action: dict[str, Any] = {"do": "resume"}
+            if "resume" not in game.actions or roll < 0.5:  # the room's, for its players back
+                seat, action = None, RESUME
         elif roll < 0.1 and "undo" in game.actions:
             action = {"do": "undo"}
         elif roll < 0.15 and "pause" in game.actions:
@@ -75,6 +90,14 @@ def play(game: type[Game], seed: int, moves: int) -> int:
             action = {"do": "place" if "place" in game.actions else "move", "at": [0, 0]}
         elif roll < 0.35 and "help" in game.actions:
             action = {"do": "help"}
+        elif roll < 0.35 and "hint" in game.actions:
+            action = {"do": "hint"}
+        elif roll < 0.4 and seats > 1:  # the room's stand-in for a seat, or its player back
+            seat, action = None, rng.choice([stand_in, stand_back])(rng.randrange(seats))
+        elif roll < 0.42 and "quit" in game.actions:
+            action = {"do": "quit"}
+        elif roll < 0.47 and game.pausable:  # everyone away
+            seat, action = None, away()
         else:
             assert seat is not None
             action = bot.choose(engine.view(seat)) or {"do": "quit"}
@@ -101,13 +124,20 @@ def play(game: type[Game], seed: int, moves: int) -> int:
 
 
 TRACKED = [g for g in all_games() if g.tracks_changes]
+CASES = [
+    pytest.param(
+        game, options, seats, id=f"{game.name}-{seats}-{'-'.join(map(str, options.values()))}"
+    )
+    for game in TRACKED
+    for options, seats in SETUPS.get(game.name, [({}, 1)])
+]
 
 
-@pytest.mark.parametrize("game", TRACKED, ids=lambda g: g.name)
+@pytest.mark.parametrize(("game", "options", "seats"), CASES)
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**31))
-def test_each_steps_record_patches_every_audience_to_its_fresh_view(game, seed):
-    assert play(game, seed, 80) > 0
+def test_each_steps_record_patches_every_audience_to_its_fresh_view(game, options, seats, seed):
+    assert play(game, options, seats, seed, 80) > 0
 
 
 def test_ishido_tracks_its_changes():
@@ -119,7 +149,7 @@ def test_ishido_tracks_its_changes():
                          ids=lambda g: g.name)  # fmt: skip
 def test_a_game_that_does_not_track_says_so(game):
     """The room diffs such a game's views: its engine hands no record that could be stale."""
-    options, seats = SETUPS.get(game.name, ({}, 1))
+    options, seats = SETUPS.get(game.name, [({}, 1)])[0]
     record = RoomRecord(
         id="r1", game=game.name, options=options, seed=1,
         seats=tuple(SeatRecord() for _ in range(seats)), private_code=None, created_at=0.0,
