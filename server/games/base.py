@@ -37,6 +37,7 @@ from tilehall.server.games.errors import GameError, IllegalMove, InvalidMove
 __all__ = [
     "HEADLINE",
     "PAUSE_ACTIONS",
+    "READERS",
     "RESUME",
     "START",
     "TICK",
@@ -73,6 +74,9 @@ _COMMON = frozenset({"game", "status", "to_move", "scores", "seat", "paused", "r
 
 Field = Callable[[Any, "int | None"], Any]
 """What reads one field of an engine's view for a seat: ``(engine, seat) -> value``."""
+
+READERS: dict[type[Game], dict[str, Field]] = {}
+""":meth:`Game.view_readers` by class, made on first use (a room reads it every move)."""
 
 HEADLINE = ("status", "to_move", "scores", "paused")
 """The common view fields every step is checked for (:meth:`Game._headline`)."""
@@ -699,13 +703,10 @@ class Game(ABC):
     def view_readers(cls) -> dict[str, Field]:
         """Each view field this class reads alone, with its reader: the common fields and
         :attr:`state_fields` (a field hidden while paused reads None then). Made once."""
-        readers: dict[str, Field] | None = cls.__dict__.get("_readers")
+        readers = READERS.get(cls)
         if readers is None:
-            readers = cls._make_readers()
-            cls._readers = readers
+            readers = READERS[cls] = cls._make_readers()
         return readers
-
-    _readers: ClassVar[dict[str, Field] | None] = None
 
     @classmethod
     def _make_readers(cls) -> dict[str, Field]:

@@ -45,6 +45,7 @@ import msgpack
 from tilehall.protocol import ErrorCode, GameCode, ProtocolError, encode
 from tilehall.protocol.patch import Patch, diff, shorten_events
 from tilehall.server.games.base import (
+    READERS,
     RESUME,
     START,
     TICK,
@@ -1366,7 +1367,7 @@ def tracked_patch(
     with a clock gets its ``now`` set and its ``time_left`` counted to ``wall``, as
     :func:`timed` does for a whole view.
     """
-    readers = engine.view_readers()
+    readers = READERS.get(type(engine)) or engine.view_readers()
     read: dict[str, Any] = {}
     below: list[Any] = []
     missing = False
@@ -1404,7 +1405,9 @@ def tracked_patch(
     out: Patch = []
     tops: dict[str, Any] = {}
     if below:
-        under: dict[tuple[Any, ...], list[Any]] = {}  # a map's path: its keys' places, values
+        fields_of: dict[str, list[Any]] = {}  # a map at the top: its changed keys' places, values
+        keys_of: dict[str, dict[str, int]] = {}  # and the places of its keys
+        under: dict[tuple[Any, ...], list[Any]] = {}  # the same for a map further down
         for path in below:
             top = path[0]
             if top in read or top not in places:
@@ -1414,6 +1417,17 @@ def tracked_patch(
                 reader = readers.get(top)
                 value = engine.view_value(seat, top) if reader is None else reader(engine, seat)
                 tops[top] = value
+            if len(path) == 2:  # a key of a map or an item of a list at the top
+                key = path[1]
+                if type(value) is dict and type(key) is str:  # with its siblings, in one "="
+                    pairs = fields_of.get(top)
+                    if pairs is None:
+                        pairs = fields_of[top] = []
+                        keys_of[top] = _map_places(tuple(value))
+                    pairs += (keys_of[top][key], value[key])
+                else:
+                    out.append([[places[top], key], value[key]])
+                continue
             where: list[Any] = [places[top]]
             for key in path[1:-1]:
                 if type(value) is dict and type(key) is str:
@@ -1422,7 +1436,7 @@ def tracked_patch(
                     where.append(key)
                 value = value[key]
             key = path[-1]
-            if type(value) is dict and type(key) is str:  # with its siblings, in one "="
+            if type(value) is dict and type(key) is str:
                 pairs = under.get(tuple(where))
                 if pairs is None:
                     pairs = under[tuple(where)] = []
@@ -1430,6 +1444,11 @@ def tracked_patch(
             else:
                 where.append(key)
                 out.append([where, value[key]])
+        for top, pairs in fields_of.items():
+            if len(pairs) > 2:
+                out.append(["=", [places[top]], pairs])
+            else:
+                out.append([[places[top], pairs[0]], pairs[1]])
         for parent, pairs in under.items():
             if len(pairs) > 2:
                 out.append(["=", list(parent), pairs])
