@@ -1364,8 +1364,8 @@ def tracked_patch(
     place: the changes below a field first (places as held; the changed keys of one map
     in one ``"="``), then the fields gone (the last place first), then every changed
     field in one ``"="`` (places among the keys kept, a new key by its name). A view
-    with a clock gets its ``now`` set and its ``time_left`` counted to ``wall``, as
-    :func:`timed` does for a whole view.
+    with a clock gets its ``now`` set and its ``time_left`` counted to ``wall`` at every
+    update, as :func:`timed` does for a whole view; its deadline when the step recorded it.
     """
     readers = READERS.get(type(engine)) or engine.view_readers()
     read: dict[str, Any] = {}
@@ -1396,7 +1396,7 @@ def tracked_patch(
             if value is not _GONE:
                 clock[name] = value
         clock = timed(clock, wall)
-        for name in _CLOCK:
+        for name in ("now", "time_left"):  # counted to the wall clock: new at every update
             if name in clock:
                 read[name] = clock[name]
             elif name in places:
