@@ -39,6 +39,7 @@ SETUPS: dict[str, list[tuple[dict[str, Any], int]]] = {
         ({"racks": "hidden"}, 4),
         ({}, 2),
     ],
+    "linksame": [({"size": "easy"}, 1), ({"size": "easy", "mode": "practice"}, 1)],
 }
 """Options and seats per game (default: its defaults, one seat)."""
 
@@ -69,6 +70,7 @@ def play(game: type[Game], options: dict[str, Any], seats: int, seed: int, moves
     held = {a: timed(engine.view(a), now) for a in audiences}
     level = "easy" if game.name == "mathable" else "normal"
     bot = find_bot(game.name, level)(rng=rng, budget=0.01)
+    extras = [do for do in ("shuffle", "restart", "giveup", "end", "draw") if do in game.actions]
     checked = 0
     calm = rng.random() < 0.5  # mostly the bot's moves, quickly: far enough to clear a sheet
     for seq in range(2, moves + 2):
@@ -101,6 +103,8 @@ def play(game: type[Game], options: dict[str, Any], seats: int, seed: int, moves
             action = {"do": "quit"}
         elif roll < 0.47 and game.pausable:  # everyone away
             seat, action = None, away()
+        elif roll < 0.52 and extras:  # a new deal of the same tiles, a stage again, a life
+            action = {"do": rng.choice(extras)}
         else:
             assert seat is not None
             action = bot.choose(engine.view(seat)) or {"do": "quit"}
