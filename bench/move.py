@@ -70,7 +70,14 @@ from tilehall.server.config import Config, Limits
 from tilehall.server.games import find_game
 from tilehall.server.games.base import START, step
 from tilehall.server.lobby import Lobby
-from tilehall.server.room.core import view_patch, visible
+from tilehall.server.room.core import (
+    places_of,
+    template_fields,
+    tracked_patch,
+    view_patch,
+    visible,
+    with_fields,
+)
 from tilehall.server.store import open_store
 from tilehall.server.store.records import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
 
@@ -133,10 +140,15 @@ def steps(
         )  # fmt: skip
         start = JournalEntry(room=record.id, seq=1, seat=None, action=START, now=now)
         engine, _ = step(game, record, None, start)
+        engine.take_changes()
         bot = _bot(game_name, level, random.Random(rng.randrange(2**31)))
-        return [record, engine, bot, engine.view(0), 1]
+        held = engine.view(0)
+        if compact and game.tracks_changes:
+            return [record, engine, bot, places_of(held), 1]
+        return [record, engine, bot, held, 1]
 
     tables = [deal() for _ in range(games)]
+    wanted = template_fields(game.derived_events)
     while done < moves:
         for i, table in enumerate(tables):
             if done >= moves:
@@ -159,14 +171,24 @@ def steps(
             t2 = time.perf_counter_ns()
             entry = JournalEntry(room="r1a2b3c4", seq=seq, seat=0, action=act, now=now)
             engine, events = step(game, record, engine, entry)
+            changes = engine.take_changes()  # as the room does after each step
             t3 = time.perf_counter_ns()
             row = (entry.room, entry.seq, entry.seat, msgpack.packb(act), entry.now)
             t4 = time.perf_counter_ns()
-            view = engine.view(0)
+            # A compact update of a game that tracks its changes is built from the record
+            # (tracked_patch): no view. The held view's keys stand for what the client holds.
+            tracks = compact and changes is not None
+            view: Any = None if tracks else engine.view(0)
             t5 = time.perf_counter_ns()
             update: dict[str, Any] = {"t": "update", "room": "r1a2b3c4", "seq": seq}
             seen = visible(events, 0)
-            if compact:
+            tracked = tracked_patch(engine, 0, changes, before, now) if tracks else None
+            if tracked is not None:
+                update["patch"], before, view = tracked
+                with_fields(engine, 0, view, wanted)
+            elif tracks:  # the whole view (an undo)
+                update["view"] = view = engine.view(0)
+            elif compact:
                 update["patch"] = view_patch(before, view)
             else:
                 update["view"] = view
@@ -188,7 +210,11 @@ def steps(
             ):
                 took[name] += b - a
             del row, data
-            tables[i] = [record, engine, bot, view, seq]
+            if tracked is None and tracks:
+                before = places_of(view)  # the whole view went: its keys are held
+            elif tracked is None:
+                before = view
+            tables[i] = [record, engine, bot, before, seq]
             done += 1
     out = {name: round(ns / done / 1000, 2) for name, ns in took.items()}
     out["total"] = round(sum(took.values()) / done / 1000, 2)

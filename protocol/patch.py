@@ -497,7 +497,15 @@ def _given(
                 value = value[key]
         except (KeyError, IndexError, TypeError):
             return None
-        if not _equal(value, event[field]):
+        sent = event[field]
+        if value is sent:  # the event's own list or string, shared with the view
+            continue
+        kind = type(value)
+        if kind is type(sent) and kind not in _CONTAINERS:
+            if value == sent:  # a number, a flag: what _equal does, without its call
+                continue
+            return None
+        if not _equal(value, sent):
             return None
     return given
 

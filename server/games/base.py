@@ -26,7 +26,7 @@ import enum
 import pickle
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, Self
 
@@ -35,7 +35,9 @@ from tilehall.server.games.actions import Action, ActionSpec, Event, quote
 from tilehall.server.games.errors import GameError, IllegalMove, InvalidMove
 
 __all__ = [
+    "HEADLINE",
     "PAUSE_ACTIONS",
+    "READERS",
     "RESUME",
     "START",
     "TICK",
@@ -48,6 +50,7 @@ __all__ = [
     "InvalidMove",
     "Option",
     "OptionError",
+    "Path",
     "Pause",
     "PositionError",
     "ScoreEntry",
@@ -61,6 +64,22 @@ __all__ = [
     "stand_in",
     "step",
 ]
+
+Path = str | tuple[str | int, ...]
+"""A place in a view: a top-level field by its name, or the keys and indices down to it
+(``("board", 3, 4)``); ``()`` is the whole view."""
+
+_COMMON = frozenset({"game", "status", "to_move", "scores", "seat", "paused", "result", "undos"})
+"""The view fields :meth:`Game.view` makes for every game (the rest are the game's own)."""
+
+Field = Callable[[Any, "int | None"], Any]
+"""What reads one field of an engine's view for a seat: ``(engine, seat) -> value``."""
+
+READERS: dict[type[Game], dict[str, Field]] = {}
+""":meth:`Game.view_readers` by class, made on first use (a room reads it every move)."""
+
+HEADLINE = ("status", "to_move", "scores", "paused")
+"""The common view fields every step is checked for (:meth:`Game._headline`)."""
 
 TICK: Action = {"do": "_tick"}
 """The journal's record of a clock step: applying it calls ``advance(now)``."""
@@ -290,10 +309,22 @@ class Game(ABC):
     """View fields shown as null while paused, so that a pause cannot be used to study
     the position (as KShisen hides its board)."""
 
+    tracks_changes: ClassVar[bool] = False
+    """Its steps record the view paths they change (:meth:`take_changes`), and
+    :attr:`state_fields` reads each field of its state view alone: a compact update is
+    built from the record, without a view or a diff. False: the room builds each
+    audience's view and diffs it against the one before."""
+    state_fields: ClassVar[Mapping[str, Field]] = {}
+    """An engine that tracks its changes: each field of its state view, in order, with the
+    function that reads it for a seat (``(engine, seat) -> value``); its
+    :meth:`state_view` is these, one by one (:meth:`fields_view`)."""
+
     # Class-level starting values, so that an engine built by from_position (which
     # skips __init__) starts from them too.
     _paused: Pause | None = None
     _paused_at: float = 0.0
+    _changed: dict[Path, None] | None = None
+    """The view paths changed since :meth:`take_changes` last took them, in order."""
 
     def __init__(
         self,
@@ -465,6 +496,7 @@ class Game(ABC):
             GameError: the engine refused (nothing changed).
             ValueError: an entry of the room's own that this engine does not know.
         """
+        before = self._headline() if self.tracks_changes else None
         if seat is None:
             events = self._room_entry(action, now)
         else:
@@ -474,7 +506,41 @@ class Game(ABC):
                 action = spec.declared(action)
             events = self.act(seat, action, now)
         self._entered(seat, action, now)
+        if before is not None:
+            after = self._headline()
+            if after != before:
+                for key, old, new in zip(HEADLINE, before, after, strict=True):
+                    if old != new:
+                        self._touch(key)
+                if before[0] != after[0]:  # the result comes, or goes, with the status
+                    self._touch("result")
         return events
+
+    # -- change tracking: what a step changed in the view, as paths -----------------------
+
+    def _headline(self) -> tuple[Any, ...]:
+        """The common fields that any step may change (:data:`HEADLINE`), compared around
+        each entry by :meth:`apply_entry`: no handler has to remember them."""
+        return (self.status, self.to_move, self.scores, self._paused)
+
+    def _touch(self, *paths: Path) -> None:
+        """Record that the view changed at each of ``paths``: a top-level field by its
+        name, or a tuple of keys and indices below it (``("board", r, c)``); the empty
+        tuple: everything (the room sends the whole view)."""
+        changed = self._changed
+        if changed is None:
+            changed = self._changed = {}
+        for path in paths:
+            changed[path] = None
+
+    def take_changes(self) -> list[Path] | None:
+        """The view paths changed since the last call, and forget them; None when this
+        engine does not track its changes (:attr:`tracks_changes`)."""
+        if not self.tracks_changes:
+            return None
+        changed = self._changed
+        self._changed = None
+        return [] if changed is None else list(changed)
 
     def _room_entry(self, action: Action, now: float) -> list[Event]:
         do = action.get("do")
@@ -629,6 +695,51 @@ class Game(ABC):
         state = self.state_view(None)
         return {key: state[key] for key in self.hidden_when_paused if key in state}
 
+    def fields_view(self, seat: int | None) -> dict[str, Any]:
+        """The state view made of :attr:`state_fields`, for an engine's :meth:`state_view`."""
+        return {key: read(self, seat) for key, read in self.state_fields.items()}
+
+    @classmethod
+    def view_readers(cls) -> dict[str, Field]:
+        """Each view field this class reads alone, with its reader: the common fields and
+        :attr:`state_fields` (a field hidden while paused reads None then). Made once."""
+        readers = READERS.get(cls)
+        if readers is None:
+            readers = READERS[cls] = cls._make_readers()
+        return readers
+
+    @classmethod
+    def _make_readers(cls) -> dict[str, Field]:
+        readers: dict[str, Field] = {
+            "game": _read_game,
+            "status": _read_status,
+            "to_move": _read_to_move,
+            "scores": _read_scores,
+            "seat": _read_seat,
+            "result": _read_result,
+        }
+        if cls.pausable:
+            readers["paused"] = _read_paused
+        for key, read in cls.state_fields.items():
+            readers[key] = _hidden_when_paused(read) if key in cls.hidden_when_paused else read
+        return readers
+
+    def view_value(self, seat: int | None, key: str) -> Any:
+        """The field ``key`` of :meth:`view` for ``seat``, without building the rest: what a
+        compact update built from :meth:`take_changes` sets.
+
+        Raises:
+            KeyError: the view has no such field now.
+        """
+        read = self.view_readers().get(key)
+        if read is not None:
+            return read(self, seat)
+        if key in _COMMON:
+            raise KeyError(key)  # not this game's (paused), or not now (undos)
+        if self._paused is not None and key in self.hidden_when_paused:
+            return None
+        return self.state_view(seat)[key]
+
     def view(self, seat: int | None) -> dict[str, Any]:
         """The full view: the common fields of the wire outline, then the game's own."""
         out: dict[str, Any] = {
@@ -729,7 +840,7 @@ class SoloGame(Game):
         Pickle copies in C what ``deepcopy`` walked in Python (the random stream
         too, through its state), and the copy is one untracked object.
         """
-        skip = ("_entries", "_checkpoints", "_rows_shown", *self.rebuilt_fields)
+        skip = ("_entries", "_checkpoints", "_rows_shown", "_changed", *self.rebuilt_fields)
         return pickle.dumps({k: v for k, v in self.__dict__.items() if k not in skip}, _PICKLE)
 
     def _rebuild(self) -> None:
@@ -753,6 +864,13 @@ class SoloGame(Game):
         if self.undo_moves:
             out["undos"] = self._undos
         return out
+
+    @classmethod
+    def _make_readers(cls) -> dict[str, Field]:
+        readers = super()._make_readers()
+        if cls.undo_moves:
+            readers["undos"] = _read_undos
+        return readers
 
     def _undo(self, now: float) -> list[Event]:
         """Take back the last of :attr:`undo_moves` exactly.
@@ -783,6 +901,8 @@ class SoloGame(Game):
         undone: Action = pickle.loads(entries[target][2])
         self.__dict__.clear()
         self.__dict__.update(rebuilt.__dict__)
+        self._changed = None
+        self._touch(())  # the whole state was put back: the whole view goes
         return [{"e": "undone", "action": undone, "undos": self._undos}]
 
 
@@ -896,3 +1016,48 @@ def step(
         bots=frozenset(i for i, s in enumerate(seats) if s.bot is not None),
     )
     return fresh, [{"e": "started"}]
+
+
+# -- the readers of the common view fields (Game.view_readers) ------------------------------
+
+
+def _read_game(game: Game, seat: int | None) -> Any:
+    return game.name
+
+
+def _read_status(game: Game, seat: int | None) -> Any:
+    return game.status.value
+
+
+def _read_to_move(game: Game, seat: int | None) -> Any:
+    return game.to_move
+
+
+def _read_scores(game: Game, seat: int | None) -> Any:
+    return game.scores
+
+
+def _read_seat(game: Game, seat: int | None) -> Any:
+    return seat
+
+
+def _read_result(game: Game, seat: int | None) -> Any:
+    if game.status is not Status.OVER:
+        raise KeyError("result")  # the view has none before the end
+    return game.result()
+
+
+def _read_paused(game: Game, seat: int | None) -> Any:
+    paused = game.paused
+    return None if paused is None else paused.value
+
+
+def _read_undos(game: SoloGame, seat: int | None) -> Any:
+    return game.undos
+
+
+def _hidden_when_paused(read: Field) -> Field:
+    def hidden(game: Game, seat: int | None) -> Any:
+        return None if game.paused is not None else read(game, seat)
+
+    return hidden

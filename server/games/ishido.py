@@ -459,6 +459,7 @@ class Ishido(SoloGame):
     title: ClassVar[str] = "Ishido"
     summary: ClassVar[str] = "Lay 72 stones so each matches its neighbours by colour or symbol."
     undo_moves: ClassVar[frozenset[str]] = frozenset({"place"})
+    tracks_changes: ClassVar[bool] = True
     rebuilt_fields: ClassVar[tuple[str, ...]] = ("_shown", "_around", "_masks")
     derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...] | None]]] = {
         # a placement is the view's `last` and score; a draw its `current` and `pouch`
@@ -622,6 +623,7 @@ class Ishido(SoloGame):
         row = self._shown[r] = list(self._shown[r])
         kind = _kind(stone)
         row[c] = _WIRE[kind]
+        self._touch(("board", r, c))
         around, masks, touching = self._around, self._masks, self.touching
         around.pop((r, c), None)
         masks.pop((r, c), None)
@@ -654,6 +656,7 @@ class Ishido(SoloGame):
 
     def _draw(self) -> list[Event]:
         """Draw the next stone; end the game at once if it fits nowhere."""
+        self._touch("current", "legal", "pouch", "left")
         if not self.pouch:
             self.current = None
             self.legal = []
@@ -669,6 +672,7 @@ class Ishido(SoloGame):
 
     def _finish(self, *, won: bool) -> list[Event]:
         self._end = EndReason.WON if won else EndReason.STUCK
+        self._touch("legal")  # none once over
         left = self.stones_left
         if self.scoring == "modern":
             self.end_bonus = END_BONUS.get(left, 0)
@@ -692,6 +696,7 @@ class Ishido(SoloGame):
 
     def _act_quit(self, seat: int, action: Action, now: float) -> list[Event]:
         self._end = EndReason.QUIT
+        self._touch("legal")  # none once over
         left = self.stones_left
         return [{"e": "game_over", "reason": "quit", "left": left, "score": self._score}]
 
@@ -717,6 +722,10 @@ class Ishido(SoloGame):
         self.placed += 1
         self.fourways += value.fourway
         self._score += value.total
+        before = self.last
+        self._touch("placed")
+        if value.fourway:
+            self._touch("fourways")
         self.last = {
             "at": _SQUARES[r][c],
             "stone": _stone_wire(stone),
@@ -725,6 +734,10 @@ class Ishido(SoloGame):
             "fourway": value.fourway,
             "bonus": value.bonus,
         }
+        if before is None:
+            self._touch("last")
+        else:  # most placements keep some of these: only the others go
+            self._touch(*(("last", k) for k, v in self.last.items() if before[k] != v))
         placed: Event = {"e": "placed", **self.last, "score": self._score}
         return [placed, *self._draw()]
 
@@ -779,6 +792,7 @@ class Ishido(SoloGame):
     def _help(self) -> list[Event]:
         best = self.best_square()
         self.helps += 1
+        self._touch("helps")
         if best is None:  # unreachable while playing: a stuck stone ends the game
             return [{"e": "help", "at": None, "points": 0, "helps": self.helps}]
         (r, c), value = best
@@ -795,19 +809,7 @@ class Ishido(SoloGame):
         compare, the patch of a move skipping every row and stone that did not
         change by identity.
         """
-        return {
-            "board": list(self._shown),
-            "current": _stone_wire(self.current),
-            "pouch": len(self.pouch),
-            "left": self.stones_left,
-            "placed": self.placed,
-            "fourways": self.fourways,
-            "legal": [_SQUARES[r][c] for r, c in self.legal] if self._end is None else [],
-            "helps": self.helps,
-            "last": dict(self.last) if self.last is not None else None,
-            "scoring": self.scoring,
-            "four_way": self.opts["four_way"],
-        }
+        return self.fields_view(seat)
 
     def result(self) -> dict[str, Any] | None:
         out = super().result()
@@ -870,6 +872,25 @@ Ishido.actions = action_table(
     ActionSpec(do="quit", handler=Ishido._act_quit, doc="end the game; the score as it stands"),
     UNDO_ACTION,
 )
+
+
+# Each field of the view read alone (Game.state_fields): a compact update reads only the
+# fields a step recorded (Ishido._touch).
+Ishido.state_fields = {
+    "board": lambda game, seat: list(game._shown),
+    "current": lambda game, seat: _stone_wire(game.current),
+    "pouch": lambda game, seat: len(game.pouch),
+    "left": lambda game, seat: game.stones_left,
+    "placed": lambda game, seat: game.placed,
+    "fourways": lambda game, seat: game.fourways,
+    "legal": lambda game, seat: (
+        [_SQUARES[r][c] for r, c in game.legal] if game._end is None else []
+    ),
+    "helps": lambda game, seat: game.helps,
+    "last": lambda game, seat: dict(game.last) if game.last is not None else None,
+    "scoring": lambda game, seat: game.scoring,
+    "four_way": lambda game, seat: game.opts["four_way"],
+}
 
 
 def _stone(value: Sequence[int]) -> Stone:

@@ -195,6 +195,7 @@ class Lines(SoloGame):
     title = "Lines"
     summary = "Move chips to line up five of a colour before the board fills up."
     undo_moves: ClassVar[frozenset[str]] = frozenset({"move"})
+    tracks_changes: ClassVar[bool] = True
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="width",
@@ -391,24 +392,10 @@ class Lines(SoloGame):
         return {} if self.preview else {"next": list(self._next)}
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
-        """Everything is public except the next colours when ``preview`` is off."""
-        w = self.width
-        return {
-            "width": w,
-            "height": self.height,
-            "colours": self.colours,
-            "min_line": self.min_line,
-            "throw": self.throw,
-            "preview": self.preview,
-            "board": self._view_rows(self._board[r * w : (r + 1) * w] for r in range(self.height)),
-            "score": self._score,
-            "streak": self._streak,
-            "moves": self._moves,
-            "next": list(self._next) if self.preview else None,
-            "warning": self._warning(),
-            "eligible": self.eligible,
-            "reason": None if self._end is None else self._end.value,
-        }
+        """Everything is public except the next colours when ``preview`` is off: each field
+        read by its reader (:data:`Game.state_fields`), which a compact update reads alone
+        for the fields a step recorded."""
+        return self.fields_view(seat)
 
     def result(self) -> dict[str, Any] | None:
         """The base result plus the end reason and the number of moves."""
@@ -470,6 +457,7 @@ class Lines(SoloGame):
         self._board[src] = 0
         self._board[dst] = colour
         self._moves += 1
+        self._touch(self._cell_path(src), self._cell_path(dst), "moves")
         events: list[Event] = [
             {
                 "e": "moved",
@@ -484,6 +472,7 @@ class Lines(SoloGame):
             return events + self._computer_turn()
         events.append(self._remove(line, streak=self._streak, by="move"))
         self._streak += 1
+        self._touch("streak")
         if not any(self._board):
             # Nothing left to move: the player's free move is void, the computer throws.
             events += self._computer_turn()
@@ -499,7 +488,9 @@ class Lines(SoloGame):
         cells = self.rng.sample(empty, len(colours))
         for cell, colour in zip(cells, colours, strict=True):
             self._board[cell] = colour
+            self._touch(self._cell_path(cell))
         self._streak = 0
+        self._touch("streak")
         events: list[Event] = [
             {"e": "thrown", "cells": [self._cell(i) for i in cells], "colours": list(colours)}
         ]
@@ -509,6 +500,7 @@ class Lines(SoloGame):
         if removed:
             events.append(self._remove(removed, streak=0, by="throw"))
         self._next = self._draw_colours(self.throw)
+        self._touch("next")
         if all(self._board):
             events.append(self._finish(EndReason.BOARD_FULL))
         elif not any(self._board):
@@ -523,9 +515,11 @@ class Lines(SoloGame):
         """Clear ``cells``, score them, and say so."""
         for cell in cells:
             self._board[cell] = 0
+            self._touch(self._cell_path(cell))
         n = len(cells)
         points = line_points(n, self.min_line, streak)
         self._score += points
+        self._touch("score")
         return {
             "e": "removed",
             "cells": [self._cell(i) for i in sorted(cells)],
@@ -537,6 +531,7 @@ class Lines(SoloGame):
 
     def _finish(self, reason: EndReason) -> Event:
         self._end = reason
+        self._touch("reason")
         return {"e": "game_over", "reason": reason.value, "score": self._score}
 
     def _draw_colours(self, count: int) -> list[int]:
@@ -556,9 +551,34 @@ class Lines(SoloGame):
     def _cell(self, index: int) -> list[int]:
         return list(divmod(index, self.width))
 
+    def _cell_path(self, index: int) -> tuple[str, int, int]:
+        """The view path of the board's square ``index`` (a change to record)."""
+        r, c = divmod(index, self.width)
+        return ("board", r, c)
+
 
 # The handler table is set after the class, not in its body: a class body compiled by
 # mypyc (the compiled build, tilehall.server.build) cannot name its own methods.
+# Each field of the view read alone (Game.state_fields), in the view's order.
+Lines.state_fields = {
+    "width": lambda game, seat: game.width,
+    "height": lambda game, seat: game.height,
+    "colours": lambda game, seat: game.colours,
+    "min_line": lambda game, seat: game.min_line,
+    "throw": lambda game, seat: game.throw,
+    "preview": lambda game, seat: game.preview,
+    "board": lambda game, seat: game._view_rows(
+        game._board[r * game.width : (r + 1) * game.width] for r in range(game.height)
+    ),
+    "score": lambda game, seat: game._score,
+    "streak": lambda game, seat: game._streak,
+    "moves": lambda game, seat: game._moves,
+    "next": lambda game, seat: list(game._next) if game.preview else None,
+    "warning": lambda game, seat: game._warning(),
+    "eligible": lambda game, seat: game.eligible,
+    "reason": lambda game, seat: None if game._end is None else game._end.value,
+}
+
 Lines.actions = action_table(
     ActionSpec(
         do="move",

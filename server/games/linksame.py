@@ -230,6 +230,7 @@ class LinkSame(SoloGame):
         "Link pairs of like tiles by a path of up to three lines; the faster, the better."
     )
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair"})
+    tracks_changes: ClassVar[bool] = True
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             name="size",
@@ -406,45 +407,23 @@ class LinkSame(SoloGame):
 
     def _clock_stops(self, now: float) -> None:
         self._now = max(self._now, now)
+        self._touch("board", "hint", *_CLOCK_FIELDS)  # hidden while paused, and no clock runs
 
     def _clock_resumes(self, now: float, gap: float) -> None:
         if self._last_pair is not None:  # the shot clock and the speed bonus both count on
             self._last_pair += gap
         self._now = max(self._now, now)
+        self._touch("board", "hint", *_CLOCK_FIELDS)
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
-        """Everything is public: the board, the stage, the score and the clock.
+        """Everything is public: the board, the stage, the score and the clock, each field
+        read by its reader (:data:`Game.state_fields`), which a compact update reads alone
+        for the fields a step recorded.
 
         While paused no deadline is named (none runs); ``time_left`` is what
         was left when the pause began.
         """
-        shot = self._shot_deadline()
-        running = self._paused is None
-        bonus_until = (
-            self._last_pair + BONUS_WINDOW
-            if running and self.timed and self._last_pair is not None and self._end is None
-            else None
-        )
-        return {
-            "rows": self.rows,
-            "cols": self.cols,
-            "size": self.size,
-            "stages": self.stages,
-            "mode": self.mode.value,
-            "kinds": self.rows * self.cols // 4,
-            "stage": self._stage,
-            "movement": self.rule.name,
-            "board": self._view_rows(self._board),
-            "tiles_left": count_tiles(self._board),
-            "score": self._score,
-            "hint": None if self._hint is None else dict(self._hint),
-            "now": self._now,
-            "last_pair": self._last_pair,
-            "bonus_until": bonus_until,
-            "shot_deadline": shot if running else None,
-            "time_left": None if shot is None else max(0.0, shot - self._now),
-            "end": None if self._end is None else self._end.value,
-        }
+        return self.fields_view(seat)
 
     def result(self) -> dict[str, Any] | None:
         out = super().result()
@@ -531,6 +510,7 @@ class LinkSame(SoloGame):
         due = int((now - self._last_pair) // SHOT_CLOCK) - self._ticks
         self._ticks += due
         self._score -= due
+        self._touch("score", "shot_deadline")
         return [{"e": "shot_clock", "ticks": due, "points": -due, "score": self._score}]
 
     def _remove(self, move: Move, path: list[Cell], now: float) -> list[Event]:
@@ -545,7 +525,14 @@ class LinkSame(SoloGame):
         moved = remove_pair(self._board, move, self.rule)
         self._last_pair = now
         self._ticks = 0
-        self._hint = None
+        if self._hint is not None:
+            self._hint = None
+            self._touch("hint")
+        self._touch(("board", ar, ac), ("board", br, bc), "tiles_left", *_CLOCK_FIELDS)
+        if points:
+            self._touch("score")
+        for src, dst in moved:  # the tiles the stage's movement slid
+            self._touch(("board", *src), ("board", *dst))
         events: list[Event] = [
             {
                 "e": "removed",
@@ -579,6 +566,7 @@ class LinkSame(SoloGame):
         points = HINT_POINTS if self.timed else 0
         self._score += points
         self._hint = {"a": list(a), "b": list(b), "path": [list(p) for p in path]}
+        self._touch("score", "hint")
         return [{"e": "hint", **self._hint, "points": points}]
 
     def _shuffle(self, *, free: bool) -> list[Event]:
@@ -586,6 +574,7 @@ class LinkSame(SoloGame):
         self._score += points
         self._board = reshuffle(self._board, self.rule, self.rng)
         self._hint = None
+        self._touch("score", "board", "hint")
         return [
             {
                 "e": "shuffled",
@@ -601,6 +590,7 @@ class LinkSame(SoloGame):
         self._last_pair = None
         self._ticks = 0
         self._hint = None
+        self._touch("board", "tiles_left", "score", "hint", *_CLOCK_FIELDS)
         return [{"e": "restarted", "stage": self._stage, "score": self._score}]
 
     def _start_stage(self, stage: int) -> list[Event]:
@@ -611,11 +601,13 @@ class LinkSame(SoloGame):
         self._last_pair = None
         self._ticks = 0
         self._hint = None
+        self._touch("stage", "movement", "board", "tiles_left", "hint", *_CLOCK_FIELDS)
         return [{"e": "stage", "stage": stage, "movement": self.rule.name}]
 
     def _finish(self, reason: EndReason) -> list[Event]:
         self._end = reason
         self._hint = None
+        self._touch("end", "hint", *_CLOCK_FIELDS)
         return [
             {
                 "e": "game_over",
@@ -628,6 +620,43 @@ class LinkSame(SoloGame):
 
 # The handler table is set after the class, not in its body: a class body compiled by
 # mypyc (the compiled build, tilehall.server.build) cannot name its own methods.
+def _bonus_until(game: LinkSame, seat: int | None) -> float | None:
+    if game._paused is None and game.timed and game._last_pair is not None and game._end is None:
+        return game._last_pair + BONUS_WINDOW
+    return None
+
+
+def _time_left(game: LinkSame, seat: int | None) -> float | None:
+    shot = game._shot_deadline()
+    return None if shot is None else max(0.0, shot - game._now)
+
+
+_CLOCK_FIELDS = ("last_pair", "bonus_until", "shot_deadline")
+"""What a pair, a pause or a new stage changes of the clock in the view (``now`` and
+``time_left`` go with every update)."""
+
+# Each field of the view read alone (Game.state_fields), in the view's order.
+LinkSame.state_fields = {
+    "rows": lambda game, seat: game.rows,
+    "cols": lambda game, seat: game.cols,
+    "size": lambda game, seat: game.size,
+    "stages": lambda game, seat: game.stages,
+    "mode": lambda game, seat: game.mode.value,
+    "kinds": lambda game, seat: game.rows * game.cols // 4,
+    "stage": lambda game, seat: game._stage,
+    "movement": lambda game, seat: game.rule.name,
+    "board": lambda game, seat: game._view_rows(game._board),
+    "tiles_left": lambda game, seat: count_tiles(game._board),
+    "score": lambda game, seat: game._score,
+    "hint": lambda game, seat: None if game._hint is None else dict(game._hint),
+    "now": lambda game, seat: game._now,
+    "last_pair": lambda game, seat: game._last_pair,
+    "bonus_until": _bonus_until,
+    "shot_deadline": lambda game, seat: game._shot_deadline() if game._paused is None else None,
+    "time_left": _time_left,
+    "end": lambda game, seat: None if game._end is None else game._end.value,
+}
+
 LinkSame.actions = action_table(
     ActionSpec(
         do="pair",

@@ -277,6 +277,7 @@ class MatchIt(SoloGame):
         "Clear each sheet in time: take matching tiles joined by a path with two turns at most."
     )
     undo_moves: ClassVar[frozenset[str]] = frozenset({"pair", "help"})
+    tracks_changes: ClassVar[bool] = True
     pausable: ClassVar[bool] = True
     hidden_when_paused: ClassVar[tuple[str, ...]] = ("board",)
 
@@ -371,6 +372,8 @@ class MatchIt(SoloGame):
         self._deadline = deadline
         self._sides: set[Side] = set(sides)
         self._pedigree = pedigree
+        self._touch("board", "difficulty", "margins_used", "pedigree", "tiles_left")
+        self._touch("sheet_time", "deadline")
 
     # -- the contract ------------------------------------------------------------
 
@@ -406,32 +409,18 @@ class MatchIt(SoloGame):
 
     def _clock_stops(self, now: float) -> None:
         self._now = max(self._now, now)
+        self._touch("board", "deadline")  # hidden while paused, and no deadline runs
 
     def _clock_resumes(self, now: float, gap: float) -> None:
         self._deadline += gap
         self._now = max(self._now, now)
+        self._touch("board", "deadline")
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
-        """Everything is public: the sheet, the counters and the clock."""
-        return {
-            "rows": ROWS,
-            "cols": COLS,
-            "board": self._view_rows(self._board),
-            "level": self._level,
-            "lives": self._lives,
-            "helps": self._helps,
-            "score": self._score,
-            "sheets": self._sheets,
-            "tiles_left": count_tiles(self._board),
-            "sheet_time": sheet_seconds(self._level),
-            "deadline": self.next_deadline(),
-            "now": self._now,
-            "time_left": max(0.0, self._deadline - self._now) if self._end is None else 0.0,
-            "pedigree": self._pedigree,
-            "margins_used": [s.value for s in SIDE_ORDER if s in self._sides],
-            "difficulty": self._difficulty.score,
-            "end": None if self._end is None else self._end.value,
-        }
+        """Everything is public: the sheet, the counters and the clock; each field read by
+        its reader (:data:`Game.state_fields`), which a compact update reads alone for the
+        fields a step recorded (the clock's are read at every step)."""
+        return self.fields_view(seat)
 
     def result(self) -> dict[str, Any] | None:
         out = super().result()
@@ -479,6 +468,7 @@ class MatchIt(SoloGame):
         path = find_path(self._board, a, b, avoid_margin=True)
         if path is None:
             self._score += NO_PATH_POINTS
+            self._touch("score")
             return [{"e": "no_path", "a": list(a), "b": list(b), "points": NO_PATH_POINTS}]
         return self._remove((a, b), path, now, helped=False)
 
@@ -492,6 +482,7 @@ class MatchIt(SoloGame):
             if (t := self._board[r][c]) is not None and match_key(t) == kind
         ]
         self._score += HIGHLIGHT_POINTS
+        self._touch("score")
         return [{"e": "highlight", "at": list(at), "cells": cells, "points": HIGHLIGHT_POINTS}]
 
     def _act_help(self, seat: int, action: Action, now: float) -> list[Event]:
@@ -504,6 +495,7 @@ class MatchIt(SoloGame):
         path = find_path(self._board, *move, avoid_margin=True)
         assert path is not None
         self._helps -= 1
+        self._touch("helps")
         return self._remove(move, path, now, helped=True)
 
     def _help_pair(self, pairs: list[Move]) -> Move:
@@ -540,12 +532,16 @@ class MatchIt(SoloGame):
         ta, tb = self._board[ar][ac], self._board[br][bc]
         assert ta is not None and tb is not None
         sides = path_sides(path, ROWS, COLS)
-        self._sides |= sides
-        if ta != tb:
+        if not sides <= self._sides:
+            self._sides |= sides
+            self._touch("margins_used")
+        if ta != tb and self._pedigree:
             self._pedigree = False
+            self._touch("pedigree")
         points = 0 if helped else PAIR_POINTS
         self._score += points
         remove_pair(self._board, move)
+        self._touch(("board", ar, ac), ("board", br, bc), "tiles_left", "score")
         event: Event = {
             "e": "removed",
             "a": [ar, ac],
@@ -582,6 +578,7 @@ class MatchIt(SoloGame):
         total = sum(bonus.values())
         self._score += total
         self._sheets += 1
+        self._touch("score", "sheets", "level", "helps")
         events: list[Event] = [
             {"e": "sheet_clear", "level": self._level, "bonus": bonus, "points": total}
         ]
@@ -592,6 +589,7 @@ class MatchIt(SoloGame):
 
     def _lose_life(self, reason: LifeLoss, now: float) -> list[Event]:
         self._lives -= 1
+        self._touch("lives")
         events: list[Event] = [{"e": "life_lost", "reason": reason.value, "lives": self._lives}]
         if self._lives == 0:
             return events + self._finish(EndReason.LIVES)
@@ -599,6 +597,7 @@ class MatchIt(SoloGame):
 
     def _finish(self, reason: EndReason) -> list[Event]:
         self._end = reason
+        self._touch("end", "deadline")
         return [
             {
                 "e": "game_over",
@@ -627,6 +626,29 @@ class MatchIt(SoloGame):
 
 # The handler table is set after the class, not in its body: a class body compiled by
 # mypyc (the compiled build, tilehall.server.build) cannot name its own methods.
+# Each field of the view read alone (Game.state_fields), in the view's order.
+MatchIt.state_fields = {
+    "rows": lambda game, seat: ROWS,
+    "cols": lambda game, seat: COLS,
+    "board": lambda game, seat: game._view_rows(game._board),
+    "level": lambda game, seat: game._level,
+    "lives": lambda game, seat: game._lives,
+    "helps": lambda game, seat: game._helps,
+    "score": lambda game, seat: game._score,
+    "sheets": lambda game, seat: game._sheets,
+    "tiles_left": lambda game, seat: count_tiles(game._board),
+    "sheet_time": lambda game, seat: sheet_seconds(game._level),
+    "deadline": lambda game, seat: game.next_deadline(),
+    "now": lambda game, seat: game._now,
+    "time_left": lambda game, seat: (
+        max(0.0, game._deadline - game._now) if game._end is None else 0.0
+    ),
+    "pedigree": lambda game, seat: game._pedigree,
+    "margins_used": lambda game, seat: [s.value for s in SIDE_ORDER if s in game._sides],
+    "difficulty": lambda game, seat: game._difficulty.score,
+    "end": lambda game, seat: None if game._end is None else game._end.value,
+}
+
 MatchIt.actions = action_table(
     ActionSpec(
         do="pair",

@@ -36,20 +36,23 @@ returns), and quick-match (the seats nobody came for go to bots at
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import msgpack
 from tilehall.protocol import ErrorCode, GameCode, ProtocolError, encode
 from tilehall.protocol.patch import Patch, diff, shorten_events
 from tilehall.server.games.base import (
+    READERS,
     RESUME,
     START,
     TICK,
     Event,
     Game,
     GameError,
+    Path,
     Pause,
     Status,
     away,
@@ -141,6 +144,8 @@ class Pending(NamedTuple):
 
     entry: JournalEntry
     events: list[Event]
+    changes: list[Path] | None
+    """The view paths the step changed (:meth:`Game.take_changes`); None: not tracked."""
 
 
 class _Step(NamedTuple):
@@ -223,9 +228,13 @@ class RoomCore:
         """The last updates' events, msgpack-packed: bytes are invisible to the cycle
         collector, where 256 moves of event dicts per room were most of what it walked."""
         self._bases: dict[int | None, View] = {}
+        self._held: dict[int | None, dict[str, int]] = {}
+        self._template_fields = template_fields(game.derived_events)
         self._bases_seq = -1
         """The views of seq :attr:`_bases_seq` by seat, as compact members hold them
-        (with their ``now``): the next update is a patch from these."""
+        (with their ``now``): the next update is a patch from these. For a game that
+        tracks its changes, only the places of their keys (:attr:`_held`, :func:`places_of`)
+        after the first update: its patches are built from the engine's record, not from views."""
         # presence
         self._away_since: dict[int, float] = {}
         """Human seats with nobody connected, since when."""
@@ -610,7 +619,9 @@ class RoomCore:
         seq, now = self._seq + 1, max(now, self._now)
         entry = JournalEntry(room=self.id, seq=seq, seat=seat, action=action, now=now)
         self._engine, events = step(self.game, self, engine, entry)
-        self._pending = Pending(entry, events)
+        # A new engine (the start) changed everything: whole views, and its record goes.
+        changes = self._engine.take_changes()
+        self._pending = Pending(entry, events, changes if engine is not None else None)
         self._busy = what
         out.append(Append(entry))
 
@@ -623,7 +634,7 @@ class RoomCore:
         self._seq, self._now = entry.seq, entry.now
         self._take()
         self.recent.append((self._seq, msgpack.packb(pending.events, use_bin_type=True)))
-        out.append(Frames(self._frames(pending.events, now, what.origin, what.re)))
+        out.append(Frames(self._frames(pending.events, now, what.origin, what.re, pending.changes)))
         if self.phase is Phase.WAITING and self._status is not None:
             self.phase = moved(self.phase, Change.STARTED, Phase.PLAYING)
             out.append(Write(status=Status.PLAYING.value))
@@ -711,7 +722,7 @@ class RoomCore:
                 ev for seq, packed in self.recent if seq > before
                 for ev in msgpack.unpackb(packed, raw=False)
             ]  # fmt: skip
-            out.append(Frames(self._frames(events, now, None, None)))
+            out.append(Frames(self._frames(events, now, None, None, None)))
         out.append(PushSummary())
         if self._engine is not None:
             last = ev.entries[-1].now if ev.entries else now
@@ -1119,7 +1130,9 @@ class RoomCore:
         self._engine, self._seq, self._now = engine, seq, at
         self.recent.clear()
         self.recent.extend((s, msgpack.packb(ev, use_bin_type=True)) for s, ev in tail)
-        self._bases, self._bases_seq = {}, -1
+        if engine is not None:
+            engine.take_changes()  # the journal's record: members get whole views after this
+        self._bases, self._held, self._bases_seq = {}, {}, -1
         self._take()
 
     def _phase_of_game(self) -> Phase:
@@ -1168,30 +1181,43 @@ class RoomCore:
         if self._status is None:
             return self._waiting_view(seat, now)  # a waiting room's view changes without a seq
         if self._bases_seq != self._seq:
-            self._bases, self._bases_seq = {}, self._seq
+            self._bases, self._held, self._bases_seq = {}, {}, self._seq
         kept = self._bases.get(seat)
         if kept is None:
             kept = self._bases[seat] = timed(self._committed_view(seat), now)
+            self._held[seat] = places_of(kept)
         return kept
 
     # -- frames ---------------------------------------------------------------------------------
 
     def _frames(
-        self, events: list[Event], wall: float, origin: Member | None, re: int | None
+        self,
+        events: list[Event],
+        wall: float,
+        origin: Member | None,
+        re: int | None,
+        changes: list[Path] | None,
     ) -> list[tuple[Member, bytes]]:
         """The ``update`` of the committed seq for each member: one encoding per distinct one.
 
-        Compact members get a patch from the view of the seq before, when it was
-        kept for their seat (:meth:`_base_view`); else the whole view, from which
-        the next patch starts. Their events that the game's templates rebuild
-        from the new view go by name. The acting member's copy also carries
-        ``re`` (one more encoding).
+        Compact members get a patch from the view of the seq before, when its
+        seat's was kept (:meth:`_base_view`); else the whole view, from which the
+        next patch starts. A game that tracks its changes (``changes``, the
+        engine's record of the step) has its patch built from that record, each
+        changed field read from the engine alone (:func:`tracked_patch`): no view
+        is built, nothing diffed. Another's is the diff of the two views. Events
+        that the game's templates rebuild from the new view go by name. The
+        acting member's copy also carries ``re`` (one more encoding).
         """
         seq = self._seq
-        bases = self._bases if self._bases_seq == seq - 1 else {}
+        fresh = self._bases_seq == seq - 1
+        bases = self._bases if fresh else {}
+        held = self._held if fresh and changes is not None else {}
+        engine = self._engine
         templates = self.game.derived_events
         views: dict[int | None, View] = {}
         kept: dict[int | None, View] = {}
+        kept_keys: dict[int | None, dict[str, int]] = {}
         updates: dict[tuple[int | None, bool], dict[str, Any]] = {}
         encoded: dict[tuple[int | None, bool], bytes] = {}
         out: list[tuple[Member, bytes]] = []
@@ -1200,20 +1226,30 @@ class RoomCore:
             key = (seat, member in compact)
             update = updates.get(key)
             if update is None:
-                view = views.get(seat)
-                if view is None:
-                    view = views[seat] = timed(self._committed_view(seat), wall)
                 seen = visible(events, seat)
-                if key[1]:  # what the view says all of goes by name (joined.derived)
-                    if templates:
-                        seen = shorten_events(seen, view, templates)  # type: ignore[assignment]
-                    kept[seat] = view
                 update = {"t": "update", "room": self.id, "seq": seq, "events": seen}
-                base = bases.get(seat) if key[1] else None
-                if base is not None:
-                    update["patch"] = view_patch(base, view)
+                tracked = None
+                if key[1] and seat in held and engine is not None and changes is not None:
+                    tracked = tracked_patch(engine, seat, changes, held[seat], wall)
+                if tracked is not None and engine is not None:
+                    update["patch"], kept_keys[seat], read = tracked
+                    if templates:
+                        with_fields(engine, seat, read, self._template_fields)
+                        update["events"] = shorten_events(seen, read, templates)
                 else:
-                    update["view"] = view
+                    view = views.get(seat)
+                    if view is None:
+                        view = views[seat] = timed(self._committed_view(seat), wall)
+                    if key[1]:  # what the view says all of goes by name (joined.derived)
+                        if templates:
+                            update["events"] = shorten_events(seen, view, templates)
+                        kept[seat] = view
+                        kept_keys[seat] = places_of(view)
+                    base = bases.get(seat) if key[1] and changes is None else None
+                    if base is not None:
+                        update["patch"] = view_patch(base, view)
+                    else:
+                        update["view"] = view
                 updates[key] = update
             if member is origin and re is not None:
                 out.append((member, encode({**update, "re": re})))
@@ -1222,7 +1258,7 @@ class RoomCore:
             if data is None:
                 data = encoded[key] = encode(update)
             out.append((member, data))
-        self._bases, self._bases_seq = kept, seq
+        self._bases, self._held, self._bases_seq = kept, kept_keys, seq
         return out
 
     # -- what step() reads of the room (the Table protocol of server.games.base) ----------------
@@ -1257,6 +1293,191 @@ def timed(view: View, wall: float) -> View:
     if deadline is not None and isinstance(out.get("time_left"), float | int):
         out["time_left"] = max(0.0, deadline - wall)
     return out
+
+
+def template_fields(templates: Mapping[str, Mapping[str, Sequence[Any] | None]]) -> frozenset[str]:
+    """The top-level view fields that ``templates`` (a game's ``derived_events``) read."""
+    return frozenset(path[0] for t in templates.values() for path in t.values() if path)
+
+
+def with_fields(
+    engine: Game, seat: int | None, read: dict[str, Any], wanted: frozenset[str]
+) -> None:
+    """Add to ``read`` (the fields :func:`tracked_patch` read) those of ``wanted`` it lacks,
+    each read from the engine alone: what the events' templates read of the view."""
+    for key in wanted:
+        if key not in read:
+            with contextlib.suppress(KeyError):  # not in the view now: the template fails
+                read[key] = engine.view_value(seat, key)
+
+
+_CLOCK = ("now", "deadline", "shot_deadline", "time_left")
+"""The view fields :func:`timed` reads or sets."""
+
+_HELD_PLACES: dict[tuple[str, ...], dict[str, int]] = {}
+"""Each key's place among a view's sorted keys, by those keys (a game's views have a
+few shapes)."""
+
+
+def places_of(view: View) -> dict[str, int]:
+    """Each key of ``view`` to its place among them in sorted order, as a patch names it
+    (shared between views of the same keys: read, never changed)."""
+    return _held_places(tuple(sorted(view)))
+
+
+def _held_places(held: tuple[str, ...]) -> dict[str, int]:
+    places = _HELD_PLACES.get(held)
+    if places is None:
+        if len(_HELD_PLACES) >= 256:
+            _HELD_PLACES.clear()
+        places = _HELD_PLACES[held] = {k: i for i, k in enumerate(held)}
+    return places
+
+
+def _map_places(keys: tuple[str, ...]) -> dict[str, int]:
+    """Each of a map's ``keys`` (in the map's order) to its place in sorted order."""
+    places = _MAP_PLACES.get(keys)
+    if places is None:
+        if len(_MAP_PLACES) >= 256:
+            _MAP_PLACES.clear()
+        places = _MAP_PLACES[keys] = {k: i for i, k in enumerate(sorted(keys))}
+    return places
+
+
+_MAP_PLACES: dict[tuple[str, ...], dict[str, int]] = {}
+
+_GONE = object()
+
+
+def tracked_patch(
+    engine: Game, seat: int | None, changes: list[Path], places: dict[str, int], wall: float
+) -> tuple[Patch, dict[str, int], dict[str, Any]] | None:
+    """The patch that takes ``seat``'s view from the seq before to the engine's, built from
+    ``changes`` (the step's record, :meth:`Game.take_changes`) without building the view,
+    ``places`` being the places of that view's keys (:func:`places_of`) as the client
+    holds them. Returns the patch, the places of the view's keys after it, and the
+    top-level fields it read (what the events'
+    templates read too, :func:`shorten_events`); None when a change is the whole view
+    (an undo): the view itself is sent.
+
+    The operations are those :func:`tilehall.protocol.patch.apply` takes, keys by their
+    place: the changes below a field first (places as held; the changed keys of one map
+    in one ``"="``), then the fields gone (the last place first), then every changed
+    field in one ``"="`` (places among the keys kept, a new key by its name). A view
+    with a clock gets its ``now`` set and its ``time_left`` counted to ``wall`` at every
+    update, as :func:`timed` does for a whole view; its deadline when the step recorded it.
+    """
+    readers = READERS.get(type(engine)) or engine.view_readers()
+    read: dict[str, Any] = {}
+    below: list[Any] = []
+    missing = False
+    for path in changes:
+        if type(path) is str:
+            try:
+                reader = readers.get(path)
+                if reader is None:
+                    read[path] = engine.view_value(seat, path)
+                else:
+                    read[path] = reader(engine, seat)
+            except KeyError:
+                read[path] = _GONE
+                missing = True
+        elif path:
+            below.append(path)
+        else:
+            return None
+    if "now" in places or "deadline" in places:  # a clock: now and time_left as timed() sets
+        clock: dict[str, Any] = {}
+        for name in _CLOCK:
+            try:
+                value = read[name] if name in read else engine.view_value(seat, name)
+            except KeyError:
+                continue
+            if value is not _GONE:
+                clock[name] = value
+        clock = timed(clock, wall)
+        for name in ("now", "time_left"):  # counted to the wall clock: new at every update
+            if name in clock:
+                read[name] = clock[name]
+            elif name in places:
+                read[name] = _GONE
+                missing = True
+    out: Patch = []
+    tops: dict[str, Any] = {}
+    if below:
+        fields_of: dict[str, list[Any]] = {}  # a map at the top: its changed keys' places, values
+        keys_of: dict[str, dict[str, int]] = {}  # and the places of its keys
+        under: dict[tuple[Any, ...], list[Any]] = {}  # the same for a map further down
+        for path in below:
+            top = path[0]
+            if top in read or top not in places:
+                continue  # the whole field goes, or it is new
+            value = tops.get(top, _GONE)
+            if value is _GONE:
+                reader = readers.get(top)
+                value = engine.view_value(seat, top) if reader is None else reader(engine, seat)
+                tops[top] = value
+            if len(path) == 2:  # a key of a map or an item of a list at the top
+                key = path[1]
+                if type(value) is dict and type(key) is str:  # with its siblings, in one "="
+                    pairs = fields_of.get(top)
+                    if pairs is None:
+                        pairs = fields_of[top] = []
+                        keys_of[top] = _map_places(tuple(value))
+                    pairs += (keys_of[top][key], value[key])
+                else:
+                    out.append([[places[top], key], value[key]])
+                continue
+            where: list[Any] = [places[top]]
+            for key in path[1:-1]:
+                if type(value) is dict and type(key) is str:
+                    where.append(_map_places(tuple(value))[key])
+                else:
+                    where.append(key)
+                value = value[key]
+            key = path[-1]
+            if type(value) is dict and type(key) is str:
+                pairs = under.get(tuple(where))
+                if pairs is None:
+                    pairs = under[tuple(where)] = []
+                pairs += (_map_places(tuple(value))[key], value[key])
+            else:
+                where.append(key)
+                out.append([where, value[key]])
+        for top, pairs in fields_of.items():
+            if len(pairs) > 2:
+                out.append(["=", [places[top]], pairs])
+            else:
+                out.append([[places[top], pairs[0]], pairs[1]])
+        for parent, pairs in under.items():
+            if len(pairs) > 2:
+                out.append(["=", list(parent), pairs])
+            else:
+                out.append([[*parent, pairs[0]], pairs[1]])
+    if missing:
+        gone = [places[k] for k, v in read.items() if v is _GONE and k in places]
+        gone.sort(reverse=True)
+        out.extend([[place]] for place in gone)
+        places = _held_places(tuple(k for k in sorted(places) if read.get(k) is not _GONE))
+        read = {k: v for k, v in read.items() if v is not _GONE}
+    sets: list[Any] = []
+    added = False
+    for name, value in read.items():
+        place = places.get(name, -1)
+        if place < 0:
+            sets += (name, value)
+            added = True
+        else:
+            sets += (place, value)
+    if len(sets) > 2:
+        out.append(["=", [], sets])
+    elif sets:
+        out.append([[sets[0]], sets[1]])
+    if below:
+        read.update(tops)  # read for the events' templates too
+    if added:
+        places = _held_places(tuple(sorted({*places, *read})))
+    return out, places, read
 
 
 def view_patch(old: View, new: View) -> Patch:
