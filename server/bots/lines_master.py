@@ -18,7 +18,7 @@ The search:
    finalist out ``n`` more times (:func:`.lines_kernel.playouts`: the move,
    then ``depth`` moves of a softmax over a one-move line heuristic against
    random throws, the first throw with the previewed colours) and keeps the
-   best few. A playout is worth its points, or ``death`` if the game ended in
+   best few. A playout is worth its points, plus ``death`` if the game ended in
    it; every finalist faces the same throws (common random numbers).
 3. A finalist's value is its mean playout in points plus ``static_weight``
    times ``hard``'s (colorlines98ai found such a one-move term beside the
