@@ -1,4 +1,4 @@
-"""The inner loops of the Lines ``master`` bot: rollouts on flat numpy boards.
+"""The inner loops of the Lines ``master`` bot: heuristic playouts on flat numpy boards.
 
 Everything here is written in the subset of Python that Numba compiles (loops,
 integers, numpy arrays; no lists, dicts, objects or exceptions), so the same
@@ -11,7 +11,7 @@ To keep the two runs identical bit for bit, the kernels use integers only:
 scores are scaled integers, random numbers come from a 32-bit xorshift whose
 state lives in a one-element array (no global RNG, no floating point
 transcendental that a compiler might round differently), and the softmax of
-the rollout policy reads its weights from a table computed once outside.
+the playout policy reads its weights from a table computed once outside.
 
 Boards are row-major ``int64`` arrays, 0 for an empty cell, ``1..colours`` for
 a chip. The rules are the engine's (:mod:`tilehall.server.games.lines`): a
@@ -21,6 +21,16 @@ move goes through empty cells by horizontal and vertical steps, lines of
 other move is followed by a throw of ``throw`` chips onto random empty cells,
 whose lines go and score too (streak 0); the game ends when a throw finds too
 little room or fills the board.
+
+The playout policy (:func:`heuristic_move`) is a one-move heuristic over every
+legal move, drawn by a softmax rather than played greedily: colorlines98ai's
+experiments found a cheap line-building heuristic, sampled that way, plays
+out far better for a search than a greedy or a smarter but slower one, and
+that the playouts' number matters more than their policy's finesse. So it
+looks at lines only (what a chip adds to the runs through its new cell, what
+lifting it breaks), and is written to be cheap: a chip's worth at a cell is
+computed once per step for each colour touching the cell, and the many cells
+worth nothing to a chip are weighed as one option.
 """
 
 from __future__ import annotations
@@ -30,23 +40,19 @@ import numpy.typing as npt
 
 __all__ = [
     "KERNELS",
-    "LINE_BONUS",
-    "LOST",
-    "cell_gain",
+    "break_cost",
     "components",
-    "rollouts",
-    "root_moves",
-    "run_tables",
-    "table_gain",
+    "heuristic_move",
+    "line_gain",
+    "playout",
+    "playouts",
+    "remove_lines",
+    "throw_chips",
 ]
 
 Array = npt.NDArray[np.int64]
 
 MASK32 = 0xFFFFFFFF
-LINE_BONUS = 10_000
-"""What completing a line adds to a move's policy score (dominates every shape)."""
-LOST = -1_000_000
-"""A rollout's value when the game ended inside it (before its points are added)."""
 
 STEP_R = (0, 1, 1, 1)
 STEP_C = (1, 0, 1, -1)
@@ -57,16 +63,14 @@ AROUND_C = (-1, 0, 1, -1, 1, -1, 0, 1)
 
 KERNELS = (
     "next_random",
-    "cell_gain",
-    "run_tables",
-    "table_gain",
     "components",
     "remove_lines",
     "throw_chips",
-    "policy_move",
-    "rollout",
-    "rollouts",
-    "root_moves",
+    "line_gain",
+    "break_cost",
+    "heuristic_move",
+    "playout",
+    "playouts",
 )
 """The functions :mod:`.lines_master` compiles, callees before their callers."""
 
@@ -79,178 +83,6 @@ def next_random(state: Array, bound: int) -> int:
     x ^= (x << 5) & MASK32
     state[0] = x
     return int(x % bound)
-
-
-def cell_gain(
-    board: Array, width: int, height: int, min_line: int, cell: int, colour: int, shape: Array
-) -> int:
-    """How much a chip of ``colour`` at ``cell`` is worth to the lines through it.
-
-    In each of the four directions it counts the chips of ``colour`` touching
-    the cell on both sides (the run) and how far chips of that colour or empty
-    cells reach (the room). A run that makes a line scores :data:`LINE_BONUS`
-    plus a little per extra chip; otherwise a run with room for a whole line is
-    worth ``shape[chips]``, and a run without room nothing. The cell itself is
-    not read, so this also values a chip where it stands (what moving it loses).
-    """
-    row = cell // width
-    col = cell % width
-    total = 0
-    for d in range(4):
-        dr = 0 if d == 0 else 1
-        dc = 1 if d == 0 else (0 if d == 1 else (1 if d == 2 else -1))
-        run = 1
-        room = 1
-        for sign in (1, -1):
-            r = row + sign * dr
-            c = col + sign * dc
-            touching = True
-            while 0 <= r < height and 0 <= c < width:
-                v = board[r * width + c]
-                if v == colour:
-                    if touching:
-                        run += 1
-                    room += 1
-                elif v == 0:
-                    touching = False
-                    room += 1
-                else:
-                    break
-                if not touching and room >= min_line:
-                    break
-                r += sign * dr
-                c += sign * dc
-        if run >= min_line:
-            total += LINE_BONUS + 100 * (run - min_line)
-        elif room >= min_line:
-            total += shape[run - 1]
-    return total
-
-
-def run_tables(board: Array, width: int, height: int, runs: Array) -> None:
-    """Fill ``runs`` (``16 * size``) with run lengths through every cell, per direction.
-
-    For direction ``d`` (horizontal, vertical, down-right, down-left) and cell
-    ``i``: ``runs[d*size + i]`` counts the chips of ``board[i]``'s colour ending
-    at ``i`` (``i`` and the cells behind it), ``runs[(4+d)*size + i]`` those
-    starting at ``i`` (``i`` and the cells ahead); ``runs[(8+d)*size + i]`` and
-    ``runs[(12+d)*size + i]`` the same for empty cells. Four scans a direction
-    make every policy score a few lookups (:func:`table_gain`).
-    """
-    size = width * height
-    for d in range(4):
-        dr = STEP_R[d]
-        dc = STEP_C[d]
-        step = dr * width + dc
-        ends = d * size
-        starts = (4 + d) * size
-        free_ends = (8 + d) * size
-        free_starts = (12 + d) * size
-        for r in range(height):
-            for c in range(width):
-                i = r * width + c
-                v = board[i]
-                pr = r - dr
-                pc = c - dc
-                if 0 <= pr < height and 0 <= pc < width:
-                    p = i - step
-                    if v == 0:
-                        runs[ends + i] = 0
-                        runs[free_ends + i] = runs[free_ends + p] + 1
-                    else:
-                        runs[ends + i] = runs[ends + p] + 1 if board[p] == v else 1
-                        runs[free_ends + i] = 0
-                else:
-                    runs[ends + i] = 1 if v else 0
-                    runs[free_ends + i] = 0 if v else 1
-        for r in range(height - 1, -1, -1):
-            for c in range(width - 1, -1, -1):
-                i = r * width + c
-                v = board[i]
-                nr = r + dr
-                nc = c + dc
-                if 0 <= nr < height and 0 <= nc < width:
-                    n = i + step
-                    if v == 0:
-                        runs[starts + i] = 0
-                        runs[free_starts + i] = runs[free_starts + n] + 1
-                    else:
-                        runs[starts + i] = runs[starts + n] + 1 if board[n] == v else 1
-                        runs[free_starts + i] = 0
-                else:
-                    runs[starts + i] = 1 if v else 0
-                    runs[free_starts + i] = 0 if v else 1
-
-
-def table_gain(
-    board: Array,
-    width: int,
-    height: int,
-    min_line: int,
-    cell: int,
-    colour: int,
-    shape: Array,
-    runs: Array,
-) -> int:
-    """:func:`cell_gain` from the :func:`run_tables` of ``board``, in a few lookups.
-
-    The room counts the run and the empty cells just beyond it (not chips of
-    the colour past those), so it can be a little smaller than
-    :func:`cell_gain`'s. Unlike :func:`cell_gain` it also charges for the runs
-    of other colours the chip would cut: ``shape[min_line + n]`` for a run of
-    ``n`` such chips touching the cell (both sides' runs together when they
-    are of one colour).
-    """
-    size = width * height
-    row = cell // width
-    col = cell % width
-    total = 0
-    for d in range(4):
-        dr = STEP_R[d]
-        dc = STEP_C[d]
-        run = 1
-        room = 1
-        # Behind the cell: chips of the colour ending next to it, then empties.
-        r = row - dr
-        c = col - dc
-        other = 0
-        blocked = 0
-        if 0 <= r < height and 0 <= c < width:
-            p = r * width + c
-            if board[p] != colour and board[p] != 0:
-                other = board[p]
-                blocked = runs[d * size + p]
-                total -= shape[min_line + min(blocked, min_line - 1)]
-            a = runs[d * size + p] if board[p] == colour else 0
-            run += a
-            room += a
-            r -= a * dr
-            c -= a * dc
-            if 0 <= r < height and 0 <= c < width:
-                room += runs[(8 + d) * size + r * width + c]
-        r = row + dr
-        c = col + dc
-        if 0 <= r < height and 0 <= c < width:
-            q = r * width + c
-            if board[q] != colour and board[q] != 0:
-                ahead = runs[(4 + d) * size + q]
-                if board[q] == other:
-                    # Between two runs of one other colour: their line is cut.
-                    total += shape[min_line + min(blocked, min_line - 1)]
-                    ahead += blocked
-                total -= shape[min_line + min(ahead, min_line - 1)]
-            b = runs[(4 + d) * size + q] if board[q] == colour else 0
-            run += b
-            room += b
-            r += b * dr
-            c += b * dc
-            if 0 <= r < height and 0 <= c < width:
-                room += runs[(12 + d) * size + r * width + c]
-        if run >= min_line:
-            total += LINE_BONUS + 100 * (run - min_line)
-        elif room >= min_line:
-            total += shape[run - 1]
-    return total
 
 
 def components(board: Array, width: int, height: int, comp: Array, stack: Array) -> int:
@@ -399,49 +231,146 @@ def throw_chips(
     return removed
 
 
-def policy_move(
+# -- The heuristic rollout policy -----------------------------------------------------
+#
+# ``feat`` holds the policy's weights, integers in tenths of a unit:
+# ``feat[0]`` per point a completed line scores, ``feat[1]`` for completing one at
+# all, ``feat[2]`` times ``(run - 1)**2`` for a run with room for a whole line,
+# ``feat[3]`` times ``run - 1`` for a run without, ``feat[4]`` times ``run - 1``
+# for a run of three or more that lifting a chip breaks.
+
+
+def line_gain(
+    board: Array,
+    width: int,
+    height: int,
+    min_line: int,
+    cell: int,
+    colour: int,
+    skip: int,
+    feat: Array,
+) -> int:
+    """The policy's worth of a chip of ``colour`` put on the empty ``cell``.
+
+    ``skip`` is read as empty (the chip's own cell when it moves, else -1). A
+    line made scores its points (``feat[0]``, every direction's run counted,
+    the crossing chip once) plus ``feat[1]``; otherwise each direction's run
+    through the cell is worth ``feat[2] * (run - 1)**2`` if the chips of the
+    colour and empty cells around it leave room for a line, else
+    ``feat[3] * (run - 1)``.
+    """
+    row = cell // width
+    col = cell % width
+    partial = 0
+    removed = 1
+    for d in range(4):
+        dr = STEP_R[d]
+        dc = STEP_C[d]
+        run = 1
+        room = 1
+        for sign in (1, -1):
+            r = row + sign * dr
+            c = col + sign * dc
+            touching = True
+            while 0 <= r < height and 0 <= c < width and room < min_line + 4:
+                i = r * width + c
+                v = 0 if i == skip else board[i]
+                if v == colour:
+                    if touching:
+                        run += 1
+                    room += 1
+                elif v == 0:
+                    touching = False
+                    room += 1
+                    if room >= min_line and not touching:
+                        break
+                else:
+                    break
+                r += sign * dr
+                c += sign * dc
+        if run >= min_line:
+            removed += run - 1
+        elif run >= 2:
+            if room >= min_line:
+                partial += feat[2] * (run - 1) * (run - 1)
+            else:
+                partial += feat[3] * (run - 1)
+    if removed >= min_line:
+        return int(feat[0] * (removed + removed * (removed - min_line)) + feat[1])
+    return partial
+
+
+def break_cost(board: Array, width: int, height: int, cell: int, feat: Array) -> int:
+    """What lifting the chip at ``cell`` costs: ``feat[4] * (run - 1)`` per run of 3+ it is in."""
+    colour = board[cell]
+    row = cell // width
+    col = cell % width
+    cost = 0
+    for d in range(4):
+        dr = STEP_R[d]
+        dc = STEP_C[d]
+        run = 1
+        for sign in (1, -1):
+            r = row + sign * dr
+            c = col + sign * dc
+            while 0 <= r < height and 0 <= c < width and board[r * width + c] == colour:
+                run += 1
+                r += sign * dr
+                c += sign * dc
+        if run >= 3:
+            cost += feat[4] * (run - 1)
+    return cost
+
+
+def heuristic_move(
     board: Array,
     width: int,
     height: int,
     min_line: int,
     colours: int,
-    shape: Array,
+    feat: Array,
     weights: Array,
     state: Array,
     comp: Array,
     stack: Array,
-    best_gain: Array,
-    best_cell: Array,
+    gain: Array,
     opts: Array,
-    runs: Array,
 ) -> int:
-    """The rollout policy: a move sampled by a softmax over cheap move scores.
+    """A move drawn by a softmax over the policy's scores, ``src * size + dst``, or -1.
 
-    For each empty region and colour it finds the cell where a chip of that
-    colour gains most (:func:`cell_gain`); each chip next to a region may go
-    there, scored by that gain minus what the chip is worth where it stands.
-    A move is drawn with weight ``weights[best - score]`` (a softmax table;
-    scores further below the best than the table weigh nothing). Returns
-    ``src * size + dst``, or -1 when no chip can move.
+    A move scores its target's :func:`line_gain` minus the source's
+    :func:`break_cost` and weighs ``weights[best - score]``. The worth of each
+    empty cell is computed once per colour that touches it along a line; only
+    the few cells worth something are listed move by move (a move along the
+    chip's own run, which the cached worth counts the chip into, is valued
+    again without it). The cells worth nothing to a chip go as one option per
+    chip, weighed by their number, and a cell is drawn among them only if that
+    option is drawn.
     """
     size = width * height
+    stride = colours + 1
     regions = components(board, width, height, comp, stack)
-    run_tables(board, width, height, runs)
-    for j in range(regions * (colours + 1)):
-        best_gain[j] = -1
-        best_cell[j] = -1
+    if regions == 0:
+        return -1
+    # gain: worth per (cell, colour); then cells of each region; positive cells per colour.
+    region_size = gain[size * stride : size * stride + size]
+    for j in range(regions):
+        region_size[j] = 0
+    positive = gain[size * stride + size : size * stride + size + stride * size]
+    npos = gain[
+        size * stride + size + stride * size : size * stride + 2 * size + stride * size + stride
+    ]
+    for k in range(stride):
+        npos[k] = 0
     for t in range(size):
+        base = t * stride
+        for k in range(stride):
+            gain[base + k] = 0
         if board[t] != 0:
             continue
-        base = comp[t] * (colours + 1)
-        if best_cell[base] < 0:
-            # Any cell of the region, for colours that gain nothing anywhere in it.
-            for k in range(colours + 1):
-                best_cell[base + k] = t
-                best_gain[base + k] = 0
+        region_size[comp[t]] += 1
         row = t // width
         col = t % width
-        # Only colours touching t along some line can gain there; each once.
         seen = 0
         for d in range(8):
             r = row + AROUND_R[d]
@@ -452,10 +381,12 @@ def policy_move(
             if k == 0 or seen & (1 << k):
                 continue
             seen |= 1 << k
-            g = table_gain(board, width, height, min_line, t, k, shape, runs)
-            if g > best_gain[base + k]:
-                best_gain[base + k] = g
-                best_cell[base + k] = t
+            g = line_gain(board, width, height, min_line, t, k, -1, feat)
+            if g > 0:
+                gain[base + k] = g
+                positive[k * size + npos[k]] = t
+                npos[k] += 1
+    # opts: (source, target or -1 for the worthless cells, score, count) per option.
     count = 0
     top = -(1 << 40)
     for s in range(size):
@@ -464,83 +395,105 @@ def policy_move(
             continue
         r = s // width
         c = s % width
-        loss = -1
-        first = count
-        for n in range(4):
-            if n == 0:
-                if r == 0:
-                    continue
-                nb = s - width
-            elif n == 1:
-                if r == height - 1:
-                    continue
-                nb = s + width
-            elif n == 2:
-                if c == 0:
-                    continue
-                nb = s - 1
-            else:
-                if c == width - 1:
-                    continue
-                nb = s + 1
-            if board[nb] != 0:
+        ra = comp[s - width] if r > 0 and board[s - width] == 0 else -1
+        rb = comp[s + width] if r < height - 1 and board[s + width] == 0 else -1
+        re = comp[s - 1] if c > 0 and board[s - 1] == 0 else -1
+        rf = comp[s + 1] if c < width - 1 and board[s + 1] == 0 else -1
+        if ra < 0 and rb < 0 and re < 0 and rf < 0:
+            continue
+        free = 0
+        # Empty cells the chip reaches (each region once).
+        if ra >= 0:
+            free += region_size[ra]
+        if rb >= 0 and rb != ra:
+            free += region_size[rb]
+        if re >= 0 and re != ra and re != rb:
+            free += region_size[re]
+        if rf >= 0 and rf != ra and rf != rb and rf != re:
+            free += region_size[rf]
+        loss = break_cost(board, width, height, s, feat)
+        for j in range(npos[k]):
+            t = positive[k * size + j]
+            q = comp[t]
+            if q != ra and q != rb and q != re and q != rf:
                 continue
-            region = comp[nb]
-            seen = False
-            for j in range(first, count):
-                if opts[3 * j + 2] == region:
-                    seen = True
-            if seen:
-                continue
-            if loss < 0:
-                loss = table_gain(board, width, height, min_line, s, k, shape, runs)
-            t = best_cell[region * (colours + 1) + k]
-            gain = best_gain[region * (colours + 1) + k]
+            free -= 1
+            g = gain[t * stride + k]
             tr = t // width
             tc = t % width
-            near = abs(tr - r) < min_line and abs(tc - c) < min_line
-            if near and (tr == r or tc == c or tr - tc == r - c or tr + tc == r + c):
-                # s in the run the gain counted at t (chips of k all the way from t
-                # to s): value t without s.
-                sr = 1 if r > tr else (-1 if r < tr else 0)
-                sc = 1 if c > tc else (-1 if c < tc else 0)
+            dr = r - tr
+            dc = c - tc
+            if dr == 0 or dc == 0 or dr == dc or dr == -dc:
+                # The chip on one of t's lines: if the run the worth counted reaches
+                # it, value t without it.
+                sr = 1 if dr > 0 else (-1 if dr < 0 else 0)
+                sc = 1 if dc > 0 else (-1 if dc < 0 else 0)
                 wr = tr + sr
                 wc = tc + sc
                 while (wr != r or wc != c) and board[wr * width + wc] == k:
                     wr += sr
                     wc += sc
                 if wr == r and wc == c:
-                    board[s] = 0
-                    gain = cell_gain(board, width, height, min_line, t, k, shape)
-                    board[s] = k
-            score = gain - loss
-            opts[3 * count] = s
-            opts[3 * count + 1] = score
-            opts[3 * count + 2] = region
+                    g = line_gain(board, width, height, min_line, t, k, s, feat)
+            opts[4 * count] = s
+            opts[4 * count + 1] = t
+            opts[4 * count + 2] = g - loss
+            opts[4 * count + 3] = 1
+            if g - loss > top:
+                top = g - loss
             count += 1
-            if score > top:
-                top = score
+        if free > 0:
+            opts[4 * count] = s
+            opts[4 * count + 1] = -1
+            opts[4 * count + 2] = -loss
+            opts[4 * count + 3] = free
+            if -loss > top:
+                top = -loss
+            count += 1
     if count == 0:
         return -1
     span = weights.shape[0]
     total = 0
     for j in range(count):
-        gap = top - opts[3 * j + 1]
+        gap = top - opts[4 * j + 2]
         if gap < span:
-            total += weights[gap]
+            total += weights[gap] * opts[4 * j + 3]
     pick = next_random(state, total)
     for j in range(count):
-        gap = top - opts[3 * j + 1]
-        if gap < span:
-            pick -= weights[gap]
-            if pick < 0:
-                s = opts[3 * j]
-                t = best_cell[opts[3 * j + 2] * (colours + 1) + board[s]]
+        gap = top - opts[4 * j + 2]
+        if gap >= span:
+            continue
+        w = weights[gap] * opts[4 * j + 3]
+        if pick >= w:
+            pick -= w
+            continue
+        s = opts[4 * j]
+        t = opts[4 * j + 1]
+        if t >= 0:
+            return int(s * size + t)
+        # One of the worthless cells the chip reaches, the pick-th of them.
+        k = board[s]
+        r = s // width
+        c = s % width
+        ra = comp[s - width] if r > 0 and board[s - width] == 0 else -1
+        rb = comp[s + width] if r < height - 1 and board[s + width] == 0 else -1
+        re = comp[s - 1] if c > 0 and board[s - 1] == 0 else -1
+        rf = comp[s + 1] if c < width - 1 and board[s + 1] == 0 else -1
+        nth = pick // weights[gap]
+        for t in range(size):
+            if board[t] != 0 or gain[t * stride + k] > 0:
+                continue
+            q = comp[t]
+            if q != ra and q != rb and q != re and q != rf:
+                continue
+            if nth == 0:
                 return int(s * size + t)
+            nth -= 1
+        return -1
     return -1
 
 
-def rollout(
+def playout(
     board: Array,
     width: int,
     height: int,
@@ -553,50 +506,47 @@ def rollout(
     src: int,
     dst: int,
     depth: int,
-    shape: Array,
+    feat: Array,
     weights: Array,
+    death: int,
     empty_weight: int,
-    potential: int,
     state: Array,
     scratch: Array,
 ) -> int:
-    """Play ``src -> dst`` on ``board`` (changed in place), then ``depth`` policy moves.
+    """Play ``src -> dst`` on ``board`` (changed in place), then ``depth`` heuristic moves.
 
-    The value is the points scored on the way (100 a point), plus ``empty_weight``
-    per empty cell at the end and ``potential`` % of what the chips left are
-    worth to their lines (:func:`table_gain`), or :data:`LOST` plus the points
-    when the game ended. The
-    first throw has the ``known`` colours (the preview), later ones are drawn.
+    Worth 100 a point scored on the way, plus ``empty_weight`` per empty cell
+    at the end; ``death`` (a negative number) replaces the empty cells when the
+    game ended. The first throw has the ``known`` colours, later ones are drawn.
     """
     size = width * height
+    stride = colours + 1
     comp = scratch[0:size]
     stack = scratch[size : 2 * size]
     empties = scratch[2 * size : 3 * size]
     cells = scratch[3 * size : 4 * size]
     mark = scratch[4 * size : 5 * size]
-    opts = scratch[5 * size : 5 * size + 12 * size]
-    best_gain = scratch[17 * size : 17 * size + size * (colours + 1)]
-    best_cell = scratch[17 * size + size * (colours + 1) : 17 * size + 2 * size * (colours + 1)]
-    runs = scratch[17 * size + 2 * size * (colours + 1) : 33 * size + 2 * size * (colours + 1)]
+    opts = scratch[5 * size : 5 * size + 4 * size * size]
+    gain = scratch[
+        5 * size + 4 * size * size : 7 * size + 4 * size * size + 2 * size * stride + stride
+    ]
     points = 0
     first = True
     for step in range(depth + 1):
         if step > 0:
-            move = policy_move(
+            move = heuristic_move(
                 board,
                 width,
                 height,
                 min_line,
                 colours,
-                shape,
+                feat,
                 weights,
                 state,
                 comp,
                 stack,
-                best_gain,
-                best_cell,
+                gain,
                 opts,
-                runs,
             )
             if move < 0:
                 src = -1
@@ -630,22 +580,17 @@ def rollout(
         )
         first = False
         if gone < 0:
-            return LOST + points * 100
+            return points * 100 + death
         if gone:
             points += gone + gone * (gone - min_line)
     free = 0
-    worth = 0
-    if potential:
-        run_tables(board, width, height, runs)
     for i in range(size):
         if board[i] == 0:
             free += 1
-        elif potential:
-            worth += table_gain(board, width, height, min_line, i, board[i], shape, runs)
-    return points * 100 + empty_weight * free + potential * worth // 100
+    return points * 100 + empty_weight * free
 
 
-def rollouts(
+def playouts(
     board: Array,
     width: int,
     height: int,
@@ -656,32 +601,35 @@ def rollouts(
     streak: int,
     src: int,
     dst: int,
+    first: int,
     count: int,
     depth: int,
     seed: int,
-    shape: Array,
+    feat: Array,
     weights: Array,
+    death: int,
     empty_weight: int,
-    potential: int,
 ) -> int:
-    """The sum of ``count`` rollout values of ``src -> dst``; rollout ``i`` seeds ``seed + i``.
+    """The sum of the :func:`playout` values of ``src -> dst`` numbered ``first..first+count-1``.
 
-    Seeding by the rollout's number gives every candidate move the same random
-    throws (common random numbers), so candidates differ by their play, not by
-    their luck. ``board`` is left as it was.
+    Playout ``i`` is seeded by ``seed`` and ``i``, so every candidate move meets
+    the same random throws (common random numbers) and a later round can add
+    playouts to an earlier one's. ``board`` is left as it was.
     """
     size = width * height
     work = np.empty(size, dtype=np.int64)
-    scratch = np.zeros(33 * size + 2 * size * (colours + 1), dtype=np.int64)
+    scratch = np.zeros(
+        7 * size + 4 * size * size + 2 * size * (colours + 1) + colours + 1, dtype=np.int64
+    )
     state = np.empty(1, dtype=np.int64)
     total = 0
-    for i in range(count):
+    for i in range(first, first + count):
         for j in range(size):
             work[j] = board[j]
-        state[0] = ((seed + i) * 2654435761 + 12345) & MASK32
+        state[0] = ((seed + i * 7919) * 2654435761 + 12345) & MASK32
         if state[0] == 0:
             state[0] = 1
-        total += rollout(
+        total += playout(
             work,
             width,
             height,
@@ -694,74 +642,11 @@ def rollouts(
             src,
             dst,
             depth,
-            shape,
+            feat,
             weights,
+            death,
             empty_weight,
-            potential,
             state,
             scratch,
         )
     return total
-
-
-def root_moves(
-    board: Array, width: int, height: int, min_line: int, shape: Array, out: Array
-) -> int:
-    """Every legal move with its one-move score; ``out`` gets (score, src, dst) triples.
-
-    The score is the gain at the target minus the chip's worth where it stands,
-    as the rollout policy scores them (:func:`table_gain`), but with the target
-    valued on the board without the chip. Returns the number of moves.
-    """
-    size = width * height
-    comp = np.empty(size, dtype=np.int64)
-    stack = np.empty(size, dtype=np.int64)
-    runs = np.empty(16 * size, dtype=np.int64)
-    without = np.empty(16 * size, dtype=np.int64)
-    components(board, width, height, comp, stack)
-    run_tables(board, width, height, runs)
-    count = 0
-    for s in range(size):
-        k = board[s]
-        if k == 0:
-            continue
-        r = s // width
-        c = s % width
-        regions = np.full(4, -1, dtype=np.int64)
-        for n in range(4):
-            if n == 0:
-                if r == 0:
-                    continue
-                nb = s - width
-            elif n == 1:
-                if r == height - 1:
-                    continue
-                nb = s + width
-            elif n == 2:
-                if c == 0:
-                    continue
-                nb = s - 1
-            else:
-                if c == width - 1:
-                    continue
-                nb = s + 1
-            if board[nb] == 0:
-                regions[n] = comp[nb]
-        if regions.max() < 0:
-            continue
-        loss = table_gain(board, width, height, min_line, s, k, shape, runs)
-        board[s] = 0
-        run_tables(board, width, height, without)
-        for t in range(size):
-            if board[t] != 0 or t == s:
-                continue
-            region = comp[t]
-            if region not in (regions[0], regions[1], regions[2], regions[3]):
-                continue
-            gain = table_gain(board, width, height, min_line, t, k, shape, without)
-            out[3 * count] = gain - loss
-            out[3 * count + 1] = s
-            out[3 * count + 2] = t
-            count += 1
-        board[s] = k
-    return count

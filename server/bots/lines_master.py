@@ -1,4 +1,4 @@
-"""The Lines ``master`` bot: a rollout search compiled by Numba (the ``[search]`` extra).
+"""The Lines ``master`` bot: a playout search compiled by Numba (the ``[search]`` extra).
 
 Pure Python tops out near 350 points a game on the Color Lines 98 settings
 (the ``hard`` bot); colorlines98ai's search, which plays each candidate move
@@ -9,31 +9,26 @@ written in the subset Numba compiles, and the level is offered only where
 plain Python too (slowly), which is how the tests check that the compiled run
 chooses the very moves the plain one does.
 
-The search (``hybrid``, the default) is ``hard``'s, with one more judge:
+The search:
 
-1. ``hard`` prunes the legal moves, plays the best out exactly and averages
-   its evaluation over sampled throws for its finalists.
-2. Each finalist is then played out ``rollouts`` times by the kernels: the
-   move, then ``depth`` moves of a softmax policy against random throws (the
-   first throw with the previewed colours). A rollout is worth its points,
-   the free room it leaves (and, with ``potential``, its chips' line worth),
-   or a heavy loss if the game
-   ended in it; every finalist faces the same throws (common random numbers).
-3. The finalist with the best ``hard`` value plus ``rollout_weight`` times its
-   mean rollout (in points) is played.
-
-With ``hybrid`` off it is a pure rollout search as colorlines98ai's
-"tournament": every legal move's one-move score (:func:`.lines_kernel.root_moves`),
-then successive halving (``stages``: the best few get rollouts, the best of
-those more). On seeded Color Lines 98 games that measured weaker than ``hard``
-(180 to 260 points against about 350; ``docs/rules/lines.md``), so it is kept
-for probes (``bench/lines_bot.py --set=hybrid=False``), not played.
+1. ``hard`` prunes the legal moves and plays its best ``candidates`` out
+   exactly; its ``finalists`` best by its value of the move go on, each
+   valued by ``hard``'s mean over its sampled throws.
+2. Successive halving (``stages``): each round plays every surviving
+   finalist out ``n`` more times (:func:`.lines_kernel.playouts`: the move,
+   then ``depth`` moves of a softmax over a one-move line heuristic against
+   random throws, the first throw with the previewed colours) and keeps the
+   best few. A playout is worth its points, plus ``death`` if the game ended in
+   it; every finalist faces the same throws (common random numbers).
+3. A finalist's value is its mean playout in points plus ``static_weight``
+   times ``hard``'s (colorlines98ai found such a one-move term beside the
+   rollouts' mean decisive, 0.0 against 0.1 tripling its score).
 
 Compiling takes seconds, so it happens once, at start-up or in the background
 (:func:`warm`), with Numba's cache in the server's data directory; until it is
 done a ``master`` seat plays as ``hard`` does rather than stall a turn. The
-think time is capped by ``budget`` (the server's ``search_think``): finalists
-not played out by then are left out of the comparison.
+think time is capped by ``budget`` (the server's ``search_think``): a round
+cut short by it ranks only the finalists it played out, and ends the search.
 """
 
 from __future__ import annotations
@@ -214,16 +209,14 @@ def _exercise(module: ModuleType) -> None:
     board[:4] = 1
     board[10:12] = 2
     bot = MasterLinesBot
-    out = np.empty(3 * 25 * 25, dtype=np.int64)
-    shape = np.array(bot.shape_for(5), dtype=np.int64)
-    module.root_moves(board, 5, 5, 5, shape, out)
     weights = np.array(bot.softmax_table(), dtype=np.int64)
     known = np.array([1, 2, 3], dtype=np.int64)
-    module.rollouts(board, 5, 5, 5, 3, 3, known, 0, 0, 4, 2, 3, 1, shape, weights, 10, 10)
+    feat = np.array(bot.feat, dtype=np.int64)
+    module.playouts(board, 5, 5, 5, 3, 3, known, 0, 0, 4, 0, 2, 3, 1, feat, weights, -10, 1)
 
 
 class MasterLinesBot(HardLinesBot):
-    """The master bot: ``hard``'s search, its finalists weighed by compiled rollouts.
+    """The master bot: ``hard``'s best moves, compared by compiled heuristic playouts.
 
     ``compiled=False`` runs the plain kernels (tests; far too slow to play).
     Without the compiled kernels ready, and not asked for the plain ones, it
@@ -232,29 +225,25 @@ class MasterLinesBot(HardLinesBot):
 
     level = "master"
     think_setting: ClassVar[str] = "search_think"
-    stages: ClassVar[tuple[tuple[int, int], ...]] = ((30, 10), (10, 40), (3, 150))
-    """(candidates kept, rollouts each) per round of the successive halving."""
-    depth: ClassVar[int] = 10
-    """Policy moves per rollout after the candidate move."""
-    shape: ClassVar[tuple[int, ...]] = (0, 20, 80, 400, 2000, 10000, 50000)
-    """Policy worth of a run of 0, 1, 2... chips with room for a line (cut to min_line)."""
-    cut: ClassVar[tuple[int, ...]] = (0, 2, 10, 50, 250, 1250, 6250)
-    """Policy cost of cutting off a run of 0, 1, 2... chips of another colour."""
-    temperature: ClassVar[float] = 4.0
-    """Softmax temperature of the rollout policy, in the units of ``shape``."""
-    empty_weight: ClassVar[int] = 150
-    """Rollout worth of an empty cell at its end (a point is 100)."""
-    potential: ClassVar[int] = 0
-    """Per cent of the line worth of the chips left at a rollout's end added to its value."""
-    static_weight: ClassVar[float] = 0.05
-    """Weight of the one-move score beside the rollouts' mean (breaks near-ties)."""
-    hybrid: ClassVar[bool] = True
-    """Search as ``hard`` does, then weigh its finalists by rollouts (:meth:`lookahead`);
-    False: the successive halving of :meth:`search` over every legal move."""
-    rollouts: ClassVar[int] = 30
-    """Rollouts per finalist (``hybrid``)."""
-    rollout_weight: ClassVar[float] = 20.0
-    """What a point of a finalist's mean rollout value adds to ``hard``'s value of it."""
+    finalists: ClassVar[int] = 8
+    """``hard``'s best moves the playouts compare."""
+    stages: ClassVar[tuple[tuple[int, int], ...]] = ((8, 16), (3, 48))
+    """(finalists kept, playouts each) per round of the successive halving."""
+    depth: ClassVar[int] = 14
+    """Heuristic moves per playout after the finalist."""
+    feat: ClassVar[tuple[int, ...]] = (146, 1094, 57, 14, 24)
+    """The playout policy's weights (:mod:`.lines_kernel`, tenths)."""
+    temperature: ClassVar[float] = 32.0
+    """Softmax temperature of the playout policy, in the units of ``feat``."""
+    death: ClassVar[int] = -5000
+    """A playout's worth when the game ended in it, beside its points (100 a point)."""
+    empty_weight: ClassVar[int] = 0
+    """Playout worth of an empty cell at its end (a point is 100)."""
+    static_weight: ClassVar[float] = 0.1
+    """Weight of ``hard``'s value of a finalist beside the playouts' mean (in points)."""
+    sampled_prior: ClassVar[bool] = True
+    """Weigh ``hard``'s mean value over its sampled throws (its own final judgement) beside the
+    playouts, not its value of the move alone: +100 points a game on ten paired seeds."""
     compiled: bool | None = None
 
     def __init__(
@@ -272,71 +261,78 @@ class MasterLinesBot(HardLinesBot):
         w_val: list[float],
         start: float,
     ) -> tuple[int, int]:
-        """``hard``'s mean over sampled throws, plus rollouts of every finalist.
+        """Successive halving of ``hard``'s finalists by heuristic playouts.
 
-        The rollouts see further than one throw: a finalist that often loses
-        the game within ``depth`` moves, or scores less on the way, falls back.
+        Every round plays each surviving finalist out ``n`` more times (the same
+        throws for all, numbered on from the last round) and keeps the best
+        few by mean playout value plus ``static_weight`` times ``hard``'s value
+        (with ``sampled_prior``, its mean over the sampled throws).
         """
         import numpy as np
 
         kern = self._kern
         if kern is None:
             return super().lookahead(finalists, geo, view, w_val, start)
-        throw = view["throw"]
-        colours = view["colours"]
-        known = view.get("next")
-        rng = self.rng
-        totals, rounds = self.sampled(finalists, geo, view, w_val, start)
-        values = [t / rounds if rounds else f.value for t, f in zip(totals, finalists, strict=True)]
         width, height, min_line = view["width"], view["height"], view["min_line"]
         board = np.array([v for row in view["board"] for v in row], dtype=np.int64)
-        shape = np.array(self.shape_for(min_line), dtype=np.int64)
+        known = np.array(view.get("next") or [], dtype=np.int64)
+        feat = np.array(self.feat, dtype=np.int64)
         weights = np.array(self.softmax_table(), dtype=np.int64)
-        seed = rng.randrange(1 << 28)
+        seed = self.rng.randrange(1 << 28)
+        streak = int(view.get("streak", 0))
+        prior = [f.value for f in finalists]
+        if self.sampled_prior:
+            sums, rounds = self.sampled(finalists, geo, view, w_val, start)
+            if rounds:
+                prior = [t / rounds for t in sums]
         deadline = start + self.budget
-        for n, cand in enumerate(finalists):
-            if time.perf_counter() > deadline:
-                # Out of time: the finalists not played out keep hard's value alone,
-                # so compare only those that were.
-                values = values[:n] if n else values
+        pool = list(range(len(finalists)))
+        totals = [0] * len(finalists)
+        played = 0
+        for keep, count in self.stages:
+            pool = pool[:keep]
+            if len(pool) == 1:
                 break
-            total = kern.rollouts(
-                board,
-                width,
-                height,
-                min_line,
-                colours,
-                throw,
-                np.array(known or [], dtype=np.int64),
-                int(view.get("streak", 0)),
-                cand.src,
-                cand.dst,
-                self.rollouts,
-                self.depth,
-                seed,
-                shape,
-                weights,
-                self.empty_weight,
-                self.potential,
-            )
-            values[n] += self.rollout_weight * int(total) / self.rollouts / 100
-        best = max(range(len(values)), key=lambda n: values[n])
-        return finalists[best].src, finalists[best].dst
+            done: list[int] = []
+            for n in pool:
+                if time.perf_counter() > deadline:
+                    break
+                cand = finalists[n]
+                totals[n] += int(
+                    kern.playouts(
+                        board,
+                        width,
+                        height,
+                        min_line,
+                        view["colours"],
+                        view["throw"],
+                        known,
+                        streak,
+                        cand.src,
+                        cand.dst,
+                        played,
+                        count,
+                        self.depth,
+                        seed,
+                        feat,
+                        weights,
+                        self.death,
+                        self.empty_weight,
+                    )
+                )
+                done.append(n)
+            if not done:
+                break  # out of time: the last round's order (at first hard's) stands
+            played += count
+            cut_short = len(done) < len(pool)
 
-    @classmethod
-    def shape_for(cls, min_line: int) -> list[int]:
-        """The kernels' ``shape``: ``min_line`` worths of runs, then as many costs of cuts.
-
-        Both are ``shape`` and ``cut`` cut or stretched to ``min_line`` entries
-        (a longer line: x3 a chip).
-        """
-        values = []
-        for table in (cls.shape, cls.cut):
-            row = list(table[:min_line])
-            while len(row) < min_line:
-                row.append(row[-1] * 3)
-            values.extend(row)
-        return values
+            value = {n: totals[n] / played / 100 + self.static_weight * prior[n] for n in done}
+            # Stable: equal values keep hard's order.
+            pool = sorted(done, key=lambda n: -value[n])
+            if cut_short:
+                break
+        best = finalists[pool[0]]
+        return best.src, best.dst
 
     @classmethod
     def softmax_table(cls) -> list[int]:
@@ -358,83 +354,11 @@ class MasterLinesBot(HardLinesBot):
                 warm_in_background(_cache_dir[0] if _cache_dir else None)
                 return super().choose(view)
             use_compiled = True
-        if self.hybrid:
-            self._kern = kernel(use_compiled)
-            try:
-                return super().choose(view)
-            finally:
-                self._kern = None
-        start = time.perf_counter()
-        width = view["width"]
-        move = self.search(view, kernel(use_compiled), start)
-        if move is None:
-            return None
-        src, dst = move
-        return {"do": "move", "from": list(divmod(src, width)), "to": list(divmod(dst, width))}
-
-    def search(
-        self, view: dict[str, Any], kern: ModuleType, start: float
-    ) -> tuple[int, int] | None:
-        """Successive halving over the legal moves; ``(src, dst)`` or None when none."""
-        import numpy as np
-
-        width, height, min_line = view["width"], view["height"], view["min_line"]
-        size = width * height
-        board = np.array([v for row in view["board"] for v in row], dtype=np.int64)
-        shape = np.array(self.shape_for(min_line), dtype=np.int64)
-        out = np.empty(3 * size * size, dtype=np.int64)
-        count = int(kern.root_moves(board, width, height, min_line, shape, out))
-        if count == 0:
-            return None
-        triples = out[: 3 * count].reshape(count, 3)
-        # Best score first; ties by source then target, so every run orders alike.
-        order = np.lexsort((triples[:, 2], triples[:, 1], -triples[:, 0]))
-        ranked = [(int(triples[i, 0]), int(triples[i, 1]), int(triples[i, 2])) for i in order]
-        if len(ranked) == 1:
-            return ranked[0][1], ranked[0][2]
-        known = np.array(view.get("next") or [], dtype=np.int64)
-        weights = np.array(self.softmax_table(), dtype=np.int64)
-        streak = int(view.get("streak", 0))
-        seed = self.rng.randrange(1 << 28)
-        deadline = start + self.budget
-        pool = ranked
-        best = (ranked[0][1], ranked[0][2])
-        for stage, (keep, rollouts) in enumerate(self.stages):
-            pool = pool[:keep]
-            if len(pool) == 1:
-                return pool[0][1], pool[0][2]
-            scored: list[tuple[float, int, int, int]] = []
-            for static, src, dst in pool:
-                if scored and time.perf_counter() > deadline:
-                    break
-                total = kern.rollouts(
-                    board,
-                    width,
-                    height,
-                    min_line,
-                    view["colours"],
-                    view["throw"],
-                    known,
-                    streak,
-                    src,
-                    dst,
-                    rollouts,
-                    self.depth,
-                    seed + stage * 1_000_003,
-                    shape,
-                    weights,
-                    self.empty_weight,
-                    self.potential,
-                )
-                value = int(total) / rollouts + self.static_weight * static
-                scored.append((value, static, src, dst))
-            # Stable sort: equal values keep the one-move order.
-            scored.sort(key=lambda m: -m[0])
-            best = (scored[0][2], scored[0][3])
-            if len(scored) < len(pool):
-                return best
-            pool = [(static, src, dst) for _, static, src, dst in scored]
-        return best
+        self._kern = kernel(use_compiled)
+        try:
+            return super().choose(view)
+        finally:
+            self._kern = None
 
 
 def _levels() -> dict[str, type[Bot]]:

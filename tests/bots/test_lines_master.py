@@ -41,23 +41,38 @@ def arr(values: list[int]) -> Any:
     return np.array(values, dtype=np.int64)
 
 
-def shape_for(min_line: int) -> Any:
-    return arr(lm.MasterLinesBot.shape_for(min_line))
+FEAT = arr(list(lm.MasterLinesBot.feat))
 
 
 class Quick(lm.MasterLinesBot):
-    """Rollouts few enough for the plain kernels (the real count takes minutes there)."""
+    """Playouts few enough for the plain kernels (the real count takes minutes there)."""
 
-    rollouts = 3
+    finalists = 4
+    stages = ((4, 2), (2, 3))
     depth = 4
 
 
-class QuickSearch(lm.MasterLinesBot):
-    """The successive halving over every move (``hybrid`` off), on a small schedule."""
-
-    hybrid = False
-    stages = ((6, 2), (3, 3), (2, 4))
-    depth = 4
+def draw(cells: list[int], width: int, height: int, min_line: int, seed: int, table: Any) -> int:
+    """One move of the playout policy on ``cells`` (plain kernels), ``src * size + dst`` or -1."""
+    size = width * height
+    colours = max(cells) if any(cells) else 1
+    stride = colours + 1
+    return int(
+        KERNEL.heuristic_move(
+            arr(cells),
+            width,
+            height,
+            min_line,
+            colours,
+            FEAT,
+            table,
+            arr([seed + 1]),
+            np.zeros(size, dtype=np.int64),
+            np.zeros(size, dtype=np.int64),
+            np.zeros(2 * size * stride + 2 * size + stride, dtype=np.int64),
+            np.zeros(4 * size * size, dtype=np.int64),
+        )
+    )
 
 
 def positions(count: int, seed: int) -> list[dict[str, Any]]:
@@ -112,15 +127,13 @@ def test_components_partition_the_empty_cells_as_the_bots_do(case) -> None:
     assert len({a for a, _ in pairs}) == len({b for _, b in pairs}) == len(pairs)
 
 
-@settings(max_examples=40)
-@given(boards)
-def test_root_moves_are_exactly_the_legal_moves(case) -> None:
+@settings(max_examples=80)
+@given(boards, st.integers(0, 2**20))
+def test_the_playout_policy_draws_a_legal_move_or_none(case, seed) -> None:
     width, height, min_line, cells = case
     size = width * height
-    out = np.empty(3 * size * size, dtype=np.int64)
-    board = arr(cells)
-    count = KERNEL.root_moves(board, width, height, min_line, shape_for(min_line), out)
-    found = {(int(out[3 * j + 1]), int(out[3 * j + 2])) for j in range(count)}
+    table = arr(lm.MasterLinesBot.softmax_table())
+    move = draw(list(cells), width, height, min_line, seed, table)
     legal = {
         (s, t)
         for s in range(size)
@@ -128,8 +141,24 @@ def test_root_moves_are_exactly_the_legal_moves(case) -> None:
         for t in range(size)
         if not cells[t] and find_path(list(cells), width, height, s, t) is not None
     }
-    assert found == legal
-    assert board.tolist() == list(cells)
+    if move < 0:
+        assert not legal
+    else:
+        assert divmod(move, size) in legal
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 8), st.integers(0, 2**20))
+def test_at_its_coldest_the_policy_completes_a_line_it_can(row, seed) -> None:
+    """Four chips in a row, a fifth of the colour free to come: the line is the best move."""
+    cells = [0] * 81
+    for c in range(4):
+        cells[row * 9 + c] = 1
+    other = (row + 4) % 9
+    cells[other * 9 + 8] = 1  # the chip that can complete the line
+    cells[(row + 2) % 9 * 9 + 6] = 2
+    move = draw(cells, 9, 9, 5, seed, arr([1]))
+    assert divmod(move, 81) == (other * 9 + 8, row * 9 + 4)
 
 
 @settings(max_examples=60)
@@ -157,29 +186,41 @@ def test_a_throw_lands_on_empty_cells_or_ends_the_game(case, throw, seed) -> Non
         assert after.count(0) == free - throw + gone
 
 
-def test_rollouts_are_seeded_and_leave_the_board_alone() -> None:
+def test_playouts_are_seeded_and_leave_the_board_alone() -> None:
     view = positions(1, 3)[0]
     board = arr([v for row in view["board"] for v in row])
     before = board.tolist()
-    out = np.empty(3 * 81 * 81, dtype=np.int64)
-    count = KERNEL.root_moves(board, 9, 9, 5, shape_for(5), out)
-    assert count > 0
-    src, dst = int(out[1]), int(out[2])
+    dst = draw(before, 9, 9, 5, 0, arr([1])) % 81
+    src = draw(before, 9, 9, 5, 0, arr([1])) // 81
     weights = arr(lm.MasterLinesBot.softmax_table())
-    args = (9, 9, 5, 7, 3, arr(view["next"]), 0, src, dst, 3, 5)
+    args = (9, 9, 5, 7, 3, arr(view["next"]), 0, src, dst, 0, 3, 5)
 
     def total(seed: int) -> int:
-        return int(KERNEL.rollouts(board, *args, seed, shape_for(5), weights, 20, 10))
+        return int(KERNEL.playouts(board, *args, seed, FEAT, weights, -5000, 0))
 
     assert total(11) == total(11)
     assert {total(seed) for seed in range(6)} != {total(11)}  # the seed matters
     assert board.tolist() == before
 
 
-@pytest.mark.parametrize("cls", [Quick, QuickSearch])
-def test_the_plain_search_plays_a_legal_move(cls) -> None:
+def test_later_playouts_add_to_earlier_ones() -> None:
+    """Playouts are numbered: 0..1 then 2..4 sum to 0..4, so a round adds to the last."""
+    view = positions(1, 4)[0]
+    cells = [v for row in view["board"] for v in row]
+    board = arr(cells)
+    move = draw(cells, 9, 9, 5, 0, arr([1]))
+    weights = arr(lm.MasterLinesBot.softmax_table())
+    base = (9, 9, 5, 7, 3, arr(view["next"]), 0, move // 81, move % 81)
+
+    def total(first: int, count: int) -> int:
+        return int(KERNEL.playouts(board, *base, first, count, 4, 17, FEAT, weights, -5000, 0))
+
+    assert total(0, 2) + total(2, 3) == total(0, 5)
+
+
+def test_the_plain_search_plays_a_legal_move() -> None:
     for view in positions(2, 5):
-        action = cls(rng=random.Random(1), budget=60.0, compiled=False).choose(view)
+        action = Quick(rng=random.Random(1), budget=60.0, compiled=False).choose(view)
         assert action is not None
         board = [v for row in view["board"] for v in row]
         src = action["from"][0] * 9 + action["from"][1]
@@ -205,13 +246,12 @@ def test_without_numba_master_is_refused_naming_the_extra() -> None:
 def test_compiled_and_plain_choose_the_same_moves(tmp_path) -> None:
     lm.warm(tmp_path / "numba")
     chosen = 0
-    for cls in (Quick, QuickSearch):
-        for seed in (1, 2):
-            for view in positions(3, seed):
-                plain = cls(rng=random.Random(seed), budget=60.0, compiled=False).choose(view)
-                compiled = cls(rng=random.Random(seed), budget=60.0, compiled=True).choose(view)
-                assert plain == compiled
-                chosen += 1
+    for seed in (1, 2, 3, 4):
+        for view in positions(3, seed):
+            plain = Quick(rng=random.Random(seed), budget=60.0, compiled=False).choose(view)
+            compiled = Quick(rng=random.Random(seed), budget=60.0, compiled=True).choose(view)
+            assert plain == compiled
+            chosen += 1
     assert chosen == 12
 
 
