@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 from tilehall.server.app import Server
-from tilehall.server.config import Config, Limits
 
 from tests import helpers
 from tests.memory import House
@@ -22,16 +21,7 @@ settings.load_profile("tilehall")
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     """A real server on 127.0.0.1, a free port, its own SQLite file; bots move at once."""
-    srv = Server(
-        Config(
-            showcase=False,
-            port=0,
-            data_dir=tmp_path,
-            limits=Limits(bot_delay=0, ping_interval=None),
-            # Lines master (the search extra) compiles only for a test that seats one.
-            search_compile="demand",
-        )
-    )
+    srv = Server(helpers.in_process_config(tmp_path))
     await srv.start()
     yield srv
     await srv.stop()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tilehall.protocol import SERVER_MESSAGES, check, decode, encode
+from tilehall.server.config import Config, Limits
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +26,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 _STARTED: list[subprocess.Popen[Any]] = []
 """Every program the tests started (servers, brokers), for :func:`stop_leftovers`."""
+
+
+def in_process_config(data_dir: Path) -> Config:
+    """The settings of a test's in-process server: a free port of 127.0.0.1, its own SQLite
+    file in ``data_dir``, bots that move at once, no pings, no showcase game in its lists,
+    and Lines master (the search extra) compiled only for a test that seats one."""
+    return Config(
+        showcase=False,
+        port=0,
+        data_dir=data_dir,
+        limits=Limits(bot_delay=0, ping_interval=None),
+        search_compile="demand",
+    )
 
 
 def started(proc: subprocess.Popen[Any]) -> subprocess.Popen[Any]:

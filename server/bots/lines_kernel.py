@@ -46,6 +46,7 @@ __all__ = [
     "line_gain",
     "playout",
     "playouts",
+    "regions_beside",
     "remove_lines",
     "throw_chips",
 ]
@@ -64,6 +65,7 @@ AROUND_C = (-1, 0, 1, -1, 1, -1, 0, 1)
 KERNELS = (
     "next_random",
     "components",
+    "regions_beside",
     "remove_lines",
     "throw_chips",
     "line_gain",
@@ -126,6 +128,20 @@ def components(board: Array, width: int, height: int, comp: Array, stack: Array)
                     top += 1
         label += 1
     return label
+
+
+def regions_beside(
+    board: Array, comp: Array, width: int, height: int, s: int
+) -> tuple[int, int, int, int]:
+    """The empty regions (:func:`components`' labels) above, below, left and right of
+    cell ``s``, -1 where that side is a chip or the board's edge: where a chip there can go."""
+    r = s // width
+    c = s % width
+    above = comp[s - width] if r > 0 and board[s - width] == 0 else -1
+    below = comp[s + width] if r < height - 1 and board[s + width] == 0 else -1
+    left = comp[s - 1] if c > 0 and board[s - 1] == 0 else -1
+    right = comp[s + 1] if c < width - 1 and board[s + 1] == 0 else -1
+    return above, below, left, right
 
 
 def remove_lines(
@@ -395,10 +411,7 @@ def heuristic_move(
             continue
         r = s // width
         c = s % width
-        ra = comp[s - width] if r > 0 and board[s - width] == 0 else -1
-        rb = comp[s + width] if r < height - 1 and board[s + width] == 0 else -1
-        re = comp[s - 1] if c > 0 and board[s - 1] == 0 else -1
-        rf = comp[s + 1] if c < width - 1 and board[s + 1] == 0 else -1
+        ra, rb, re, rf = regions_beside(board, comp, width, height, s)
         if ra < 0 and rb < 0 and re < 0 and rf < 0:
             continue
         free = 0
@@ -473,12 +486,7 @@ def heuristic_move(
             return int(s * size + t)
         # One of the worthless cells the chip reaches, the pick-th of them.
         k = board[s]
-        r = s // width
-        c = s % width
-        ra = comp[s - width] if r > 0 and board[s - width] == 0 else -1
-        rb = comp[s + width] if r < height - 1 and board[s + width] == 0 else -1
-        re = comp[s - 1] if c > 0 and board[s - 1] == 0 else -1
-        rf = comp[s + 1] if c < width - 1 and board[s + 1] == 0 else -1
+        ra, rb, re, rf = regions_beside(board, comp, width, height, s)
         nth = pick // weights[gap]
         for t in range(size):
             if board[t] != 0 or gain[t * stride + k] > 0:

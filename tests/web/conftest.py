@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import pytest_asyncio
 from tilehall.server.app import Server
-from tilehall.server.config import Config, Limits
 
+from tests import helpers
 from tests.web.browser import PHONE, chromium, launch
 
 if TYPE_CHECKING:
@@ -71,14 +71,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest_asyncio.fixture(loop_scope="session")
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     """tests/conftest.py's ``server``, in the session's loop: the page's tests drive it."""
-    srv = Server(
-        Config(
-            showcase=False,
-            port=0,
-            data_dir=tmp_path,
-            limits=Limits(bot_delay=0, ping_interval=None),
-        )
-    )
+    srv = Server(helpers.in_process_config(tmp_path))
     await srv.start()
     yield srv
     await srv.stop()
