@@ -21,20 +21,11 @@ from tilehall.server.bots.lines import HardLinesBot
 from tilehall.server.bots.lines import components as python_components
 from tilehall.server.games.lines import Lines, find_path, lines_through
 
+from tests.bots.test_lines import boards
+
 np = pytest.importorskip("numpy")
 
 KERNEL = lm.kernel(False)
-
-boards = st.integers(3, 8).flatmap(
-    lambda w: st.integers(3, 8).flatmap(
-        lambda h: st.tuples(
-            st.just(w),
-            st.just(h),
-            st.integers(2, 5),
-            st.lists(st.integers(0, 3), min_size=w * h, max_size=w * h),
-        )
-    )
-)
 
 
 def arr(values: list[int]) -> Any:

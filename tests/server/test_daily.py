@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from tilehall.server.app import Server
 from tilehall.server.bots import find_bot
 from tilehall.server.clock import SystemClock
-from tilehall.server.config import Config, Limits
 from tilehall.server.daily import (
     KEEP_DAYS,
     daily_seed,
@@ -35,6 +34,7 @@ from tilehall.server.daily import (
     table_day,
 )
 
+from tests import helpers
 from tests.helpers import Raw
 from tests.memory import House, MemoryMember
 from tests.services import pg_schema
@@ -337,9 +337,7 @@ class ShiftedClock(SystemClock):
 
 async def test_the_deal_over_real_sockets_across_midnight(tmp_path: Path):
     clock = ShiftedClock(MIDNIGHT - 120 - time.time())  # 23:58 UTC
-    config = Config(
-        showcase=False, port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)
-    )
+    config = helpers.in_process_config(tmp_path)
     server = Server(config, clock=clock)
     await server.start()
     url = f"ws://127.0.0.1:{server.port}"

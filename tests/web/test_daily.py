@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest_asyncio
 from playwright.async_api import Page, expect
 from tilehall.server.app import Server
-from tilehall.server.config import Config, Limits
 from tilehall.server.daily import day_of
 
+from tests import helpers
 from tests.helpers import Raw
 from tests.server.test_daily import ShiftedClock
 from tests.web.games import settle
@@ -25,9 +25,7 @@ from tests.web.test_shell import lobby_ready, sign_in
 @pytest_asyncio.fixture(loop_scope="session")
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     """The suite's server (tests/web/conftest.py), on a clock a test may move a day on."""
-    config = Config(
-        showcase=False, port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)
-    )
+    config = helpers.in_process_config(tmp_path)
     srv = Server(config, clock=ShiftedClock(0.0))
     await srv.start()
     yield srv

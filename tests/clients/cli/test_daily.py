@@ -15,9 +15,9 @@ from tilehall.clients.cli.widgets import Choice
 from tilehall.clients.connection import Connection
 from tilehall.server.app import Server
 from tilehall.server.bots import find_bot
-from tilehall.server.config import Config, Limits
 from tilehall.server.daily import day_of
 
+from tests import helpers
 from tests.clients.cli.util import app_for, screen_of, text_of, until
 from tests.server.test_daily import ShiftedClock
 
@@ -81,9 +81,7 @@ async def test_todays_deal_from_the_lobby_to_the_result_to_share_and_practice(ur
 async def test_yesterdays_best_three_are_each_a_replay_away(tmp_path):
     """A server on a clock moved a day on: yesterday's deal is over, its games replay."""
     clock = ShiftedClock(0.0)
-    config = Config(
-        showcase=False, port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)
-    )
+    config = helpers.in_process_config(tmp_path)
     server = Server(config, clock=clock)
     await server.start()
     url = f"ws://127.0.0.1:{server.port}"

@@ -9,9 +9,9 @@ from tilehall.clients.pygame.scenes.daily import DailyScene
 from tilehall.clients.pygame.scenes.lobby import LobbyScene
 from tilehall.clients.pygame.scenes.replay import ReplayScene
 from tilehall.server.app import Server
-from tilehall.server.config import Config, Limits
 from tilehall.server.daily import day_of
 
+from tests import helpers
 from tests.clients.pygame.helpers import click, close, run_until, shot
 from tests.helpers import Raw
 from tests.server.test_daily import ShiftedClock
@@ -72,9 +72,7 @@ async def test_todays_deal_from_the_lobby_to_the_shared_result(app, server, tmp_
 async def test_yesterdays_best_three_each_replay_from_the_window(tmp_path):
     """A server on a clock moved a day on: yesterday's deal is over, its best three replay."""
     clock = ShiftedClock(0.0)
-    config = Config(
-        showcase=False, port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, ping_interval=None)
-    )
+    config = helpers.in_process_config(tmp_path)
     server = Server(config, clock=clock)
     await server.start()
     url = f"ws://127.0.0.1:{server.port}"
