@@ -103,6 +103,8 @@ class Server:
         self.lobby = Lobby(self.config, self.store, clock=self.clock)
         self._folding = asyncio.create_task(self.lobby.metrics.fold_forever(), name="metrics")
         recovered = await self.lobby.registry.recover()
+        if not self.config.showcase:  # one left from a run that kept it goes
+            await self.lobby.showcase.let_go()
         # old games' moves (--replay-days) and the day tables past a year
         self._purging = asyncio.create_task(self.lobby.records.purge_forever(), name="purge")
         if self.config.mqtt:

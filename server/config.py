@@ -350,7 +350,8 @@ class Config:
         doc="""Keep an all-COMP Mathable game running while no public game is played, for the
         lobby to show as its live game (its bots play only while someone watches). It counts
         for no rating, table, quick match, room budget or history; finished ones are deleted
-        after a day. In a cluster one node keeps it. ``--no-showcase``: none.""",
+        after a day. In a cluster one node keeps it. ``--no-showcase``: none (one left
+        unfinished by an earlier run is closed at start-up).""",
     )
     limits: Limits = field(default_factory=Limits)
 

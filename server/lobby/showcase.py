@@ -131,6 +131,21 @@ class Showcase:
         log.info("showcase: room %s (%s, all COMP) made for the lobby", rid, game.name)
         return rid
 
+    async def let_go(self) -> int:
+        """Close the showcases this node runs (``--no-showcase``): how many.
+
+        A server that kept one and is started again with ``--no-showcase`` rebuilds
+        it from its journal like any other room; without this it would stay listed
+        for good, standing still (nobody keeps it), with nothing for anyone to do
+        there. Its record and moves stay; a later run that keeps a showcase
+        deletes them a day on, as any finished one's.
+        """
+        registry = self.registry
+        kept = [r for r in registry.rooms.values() if r.record.showcase and not r.closed]
+        for room in kept:
+            await registry.close_room(room, "this server keeps no showcase now")
+        return len(kept)
+
     async def run_forever(self) -> None:
         """:meth:`step` every :data:`LOOK_EVERY` seconds; a store that is down is tried
         again at the next look."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,44 @@ async def test_it_survives_a_restart_and_is_not_doubled(tmp_path: Path, monkeypa
         await raw.close()
     finally:
         await second.stop()
+
+
+@pytest.mark.slow
+async def test_started_without_it_a_server_closes_the_one_an_earlier_run_left(
+    tmp_path: Path, monkeypatch
+):
+    """``--no-showcase`` after a run that kept one: the leftover is not listed as a game
+    nobody will ever play on; a client watching it is told it is closed, and a later
+    run that keeps a showcase makes a new one."""
+    monkeypatch.setattr(showcase, "LOOK_EVERY", 0.05)
+    limits = Limits(bot_delay=0, showcase_pause=0)
+    config = Config(port=0, data_dir=tmp_path, limits=limits)
+    first = Server(config)
+    await first.start()
+    try:
+        raw = await Raw.open(f"ws://127.0.0.1:{first.port}", "Ada")
+        left = (await wait_for_showcase(raw))["room"]
+        await raw.close()
+    finally:
+        await first.stop()
+    second = Server(replace(config, showcase=False))
+    await second.start()
+    try:
+        raw = await Raw.open(f"ws://127.0.0.1:{second.port}", "Bob")
+        assert [r for r in await listed_showcases(raw) if r["status"] != "over"] == []
+        refused = await raw.call({"t": "watch", "room": left})
+        assert refused["t"] == "error", refused
+        await raw.close()
+    finally:
+        await second.stop()
+    third = Server(config)
+    await third.start()
+    try:
+        raw = await Raw.open(f"ws://127.0.0.1:{third.port}", "Cy")
+        assert (await wait_for_showcase(raw, other_than=left))["room"] != left
+        await raw.close()
+    finally:
+        await third.stop()
 
 
 # -- when one is made: the keeper's looks on the in-memory lobby ------------------------------
