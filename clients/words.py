@@ -63,6 +63,7 @@ __all__ = [
     "quit_vote_question",
     "rating_text",
     "refusal_text",
+    "room_state",
     "square",
     "stone_label",
     "stone_name",
@@ -403,6 +404,32 @@ def rating_text(rating: Mapping[str, Any]) -> str:
         game="",
         who=lambda seat, opens: str(seat),
     )
+
+
+def room_state(summary: Mapping[str, Any]) -> str:
+    """A listed room's state as every lobby says it (words.json's ``rooms``): ``playing``,
+    ``paused until someone watches``, ``a game to watch``...
+
+    From the room's summary (``rooms`` / ``room`` frames): the server's own all-COMP game
+    (``showcase``) reads as one to watch until it is over, whatever else it says (it
+    stands still while nobody watches, which is no news to a visitor); a room being
+    rebuilt from its journal says so; a paused one says why; else its status. A status
+    words.json does not know is shown as sent.
+    """
+    rooms = WORDS["rooms"]
+    status = str(summary.get("status") or "")
+    if status == "over":
+        return str(rooms["over"])
+    if summary.get("showcase"):
+        return str(rooms["showcase"])
+    if summary.get("suspended"):
+        return str(rooms["suspended"])
+    paused = summary.get("paused")
+    if paused and status == "playing":
+        by_why = rooms["paused"]
+        return str(by_why.get(paused, by_why[""]))
+    said = rooms.get(status)
+    return said if isinstance(said, str) else status
 
 
 def fill_in(

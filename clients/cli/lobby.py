@@ -33,6 +33,7 @@ from tilehall.clients.words import (
     quick_note,
     quick_request,
     rating_text,
+    room_state,
 )
 from tilehall.protocol import ErrorCode
 
@@ -580,9 +581,9 @@ class LobbyScreen(Screen[None]):
         table.add_column(" ", key="mine", width=1)
         table.add_column("room", key="room", width=10)
         table.add_column("game", key="game", width=9)
-        table.add_column("seats", key="seats", width=30)
+        table.add_column("seats", key="seats", width=22)
         table.add_column("watch", key="watch", width=5)
-        table.add_column("status", key="status", width=8)
+        table.add_column("status", key="status", width=20)
         title = Text.assemble(
             ("Tilehall", "bold"), "  ", (self.tapp.player, "bold"), f"  on {self.tapp.url}"
         )
@@ -683,7 +684,7 @@ class LobbyScreen(Screen[None]):
                 str(room.get("game", "?")),
                 seats_text(room) if room.get("seats") else "(private)",
                 str(room.get("spectators", 0)),
-                "paused" if room.get("paused") else str(room.get("status", "?")),
+                room_state(room),
             )
             for room in rooms
         ]

@@ -12,11 +12,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tilehall.clients.words import Words, rating_text
+from tilehall.clients.words import Words, rating_text, room_state
 
 from tests.clients.played import GAMES, played
 
-__all__ = ["RATINGS", "RENDER", "cases", "check", "check_ratings", "real_events"]
+__all__ = [
+    "RATINGS",
+    "RENDER",
+    "ROOM_STATES",
+    "cases",
+    "check",
+    "check_ratings",
+    "check_room_states",
+    "real_events",
+]
 
 PAGE_ONLY = {("matchit", "no_pairs"), ("matchit", "stuck")}
 """Events the played games of tests/clients/played.py do not reach (a Match-It deal is
@@ -38,6 +47,22 @@ RENDER = """(w, cases) => cases.map(({game, view, names, events}) => events.map(
 for a game's own event, {text} for the room's)."""
 
 RATINGS = [{"rating": 1642.4, "rd": 71.2, "games": 18}, {"rating": 1500, "rd": 350, "games": 1}]
+
+ROOM_STATES = [
+    {"status": "waiting"},
+    {"status": "playing"},
+    {"status": "playing", "paused": "away"},
+    {"status": "playing", "paused": "player"},
+    {"status": "playing", "paused": "unwatched"},
+    {"status": "playing", "paused": "a reason of a newer server"},
+    {"status": "playing", "suspended": True},
+    {"status": "playing", "paused": "unwatched", "showcase": True},
+    {"status": "waiting", "showcase": True},
+    {"status": "over", "showcase": True},
+    {"status": "over", "paused": "away"},
+    {"status": "a status of a newer server"},
+]
+"""Room summaries (the parts a lobby's state reads) of every kind."""
 
 
 def real_events(game: str) -> list[dict[str, Any]]:
@@ -90,3 +115,21 @@ def check(given: list[dict[str, Any]], said: list[list[dict[str, Any] | None]]) 
 def check_ratings(said: list[str]) -> None:
     assert said == [rating_text(r) for r in RATINGS]
     assert said == ["1642 ± 142 (18 games)", "1500 ± 700 (1 game)"]
+
+
+def check_room_states(said: list[str]) -> None:
+    assert said == [room_state(r) for r in ROOM_STATES]
+    assert said == [
+        "waiting for players",
+        "playing",
+        "paused, players away",
+        "paused by its player",
+        "paused until watched",
+        "paused",
+        "being restored",
+        "a game to watch",
+        "a game to watch",
+        "over",
+        "over",
+        "a status of a newer server",
+    ]

@@ -20,10 +20,11 @@ import { pathToFileURL } from "node:url";
 const w = await import(pathToFileURL(process.argv[1]).href);
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
-const { cases, ratings } = JSON.parse(input);
+const { cases, ratings, rooms } = JSON.parse(input);
 process.stdout.write(JSON.stringify({
   said: (%s)(w, cases),
   ratings: ratings.map(w.ratingText),
+  rooms: rooms.map(w.roomState),
 }));
 """
 
@@ -52,6 +53,7 @@ def node(payload: dict[str, object]) -> dict[str, object]:
 @pytest.mark.skipif(NODE is None, reason="no Node.js here: tests/web/test_words.py checks it")
 def test_every_event_of_real_games_reads_the_same_under_node_and_in_python() -> None:
     given = same_words.cases()
-    out = node({"cases": given, "ratings": same_words.RATINGS})
+    out = node({"cases": given, "ratings": same_words.RATINGS, "rooms": same_words.ROOM_STATES})
     assert same_words.check(given, out["said"]) > 1000  # type: ignore[arg-type]
     same_words.check_ratings(out["ratings"])  # type: ignore[arg-type]
+    same_words.check_room_states(out["rooms"])  # type: ignore[arg-type]

@@ -143,3 +143,7 @@ async def test_every_event_of_real_games_reads_the_same_in_the_page_and_in_pytho
         "(rs) => import('/js/words.js').then((w) => rs.map(w.ratingText))", same_words.RATINGS
     )
     same_words.check_ratings(ratings)
+    states = await page.evaluate(
+        "(rs) => import('/js/words.js').then((w) => rs.map(w.roomState))", same_words.ROOM_STATES
+    )
+    same_words.check_room_states(states)

@@ -23,7 +23,13 @@ from tilehall.clients.pygame.scenes.daily import DailyScene
 from tilehall.clients.pygame.scenes.history import HistoryScene
 from tilehall.clients.pygame.scenes.ratings import LeaderboardScene
 from tilehall.clients.pygame.widgets import Button, TextField
-from tilehall.clients.words import changed_options, option_label, quick_request, rating_text
+from tilehall.clients.words import (
+    changed_options,
+    option_label,
+    quick_request,
+    rating_text,
+    room_state,
+)
 
 if TYPE_CHECKING:
     from tilehall.clients.pygame.scenes.base import App
@@ -520,18 +526,22 @@ class LobbyScene(Scene):
             info += "   ·   " + changed
         if room.get("spectators"):
             info += f"   +{room['spectators']} watching"
-        width = join.rect.x - row.x - 110
+        status = room.get("status", "") if listed else ""
+        said = room_state(room) if listed else "yours"
+        still = room.get("paused") or room.get("suspended") or room.get("showcase")
+        colour = {"waiting": d.GOLD, "playing": d.GOOD}.get(status, d.TEXT_DIM)
+        if still and status != "over":
+            colour = d.TEXT_DIM if not room.get("showcase") else d.GOOD
+        shown = d.text(
+            surf, said, (join.rect.x - 10, row.centery), size=19, colour=colour, anchor="midright"
+        )
+        width = shown.x - row.x - 24  # the seats and options end before the state begins
         d.text(
             surf,
             info,
             (row.x + 10, row.y + 25),
             size=d.text_fit(info, width, 18),
             colour=d.TEXT_DIM,
-        )
-        status = room.get("status", "") if listed else "yours"
-        colour = {"waiting": d.GOLD, "playing": d.GOOD}.get(status, d.TEXT_DIM)
-        d.text(
-            surf, status, (join.rect.x - 10, row.centery), size=19, colour=colour, anchor="midright"
         )
 
     def changed_options(self, room: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@
 import { h, fill, field, when, modal } from "./dom.js";
 import { dailyPanel } from "./daily.js";
 import { thumb } from "./thumbs.js";
-import { ratingText } from "./words.js";
+import { ratingText, roomState } from "./words.js";
 import { applyPatch, PatchError } from "./patch.js";
 import { loadBoard, mountBoard } from "./boards.js";
 
@@ -393,7 +393,7 @@ export class Lobby {
       return s.connected || room.status === "over" ? s.name : `${s.name} (away)`;
     });
     const open = room.seats.some((s) => !s.taken && !s.name);
-    const status = { waiting: "waiting for players", playing: room.paused ? `playing (paused: ${room.paused})` : "playing", over: "over" }[room.status] || room.status;
+    const status = roomState(room);
     const options = changedOptions(spec, room.options);
     const label = `${spec ? spec.title : room.game} ${room.room}`;
     const actions = [];

@@ -272,6 +272,19 @@ export function ratingText(r) {
   }, "", (s) => String(s));
 }
 
+/** A listed room's state as every lobby says it (words.json's `rooms`), from its summary:
+ * the server's own game reads as one to watch until over, a room being rebuilt says so, a
+ * paused one says why; else its status (one words.json lacks, as sent). */
+export function roomState(summary) {
+  const rooms = WORDS.rooms;
+  const status = String(summary.status || "");
+  if (status === "over") return rooms.over;
+  if (summary.showcase) return rooms.showcase;
+  if (summary.suspended) return rooms.suspended;
+  if (summary.paused && status === "playing") return rooms.paused[summary.paused] || rooms.paused[""];
+  return typeof rooms[status] === "string" ? rooms[status] : status;
+}
+
 /** One of `game`'s own events in the shared words: {text, tone, minor}, or undefined when
  * words.json has no entry for it. `view` gives the reader's seat, `names` the seats' names. */
 export function gameEvent(game, ev, view, names) {

@@ -187,7 +187,7 @@ async def test_lobby_lists_rooms_live_and_plays_the_selected_one(url):
             await until(pilot, lambda: table.row_count == 1)  # polled, not pushed
             row = table.get_row(room)
             assert row[1:3] == [room, "ishido"]
-            assert "(free)" in row[3] and row[5] == "waiting"
+            assert "(free)" in row[3] and row[5] == "waiting for players"
             await pilot.press("enter")
             screen = await screen_of(pilot, IshidoScreen)
             assert screen.model.seat == 0 and screen.model.status == "playing"
