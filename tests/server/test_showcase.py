@@ -9,6 +9,7 @@ step by step on the in-memory lobby and its fake clock.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -20,6 +21,8 @@ from tilehall.server.app import Server, parse_args
 from tilehall.server.config import Config, Limits
 from tilehall.server.lobby import showcase
 from tilehall.server.lobby.showcase import Showcase
+from tilehall.server.store.errors import StoreUnavailable
+from tilehall.server.store.sqlite import SQLiteStore
 
 from tests.helpers import Raw
 from tests.memory import House
@@ -227,3 +230,37 @@ async def test_a_finished_showcase_is_deleted_a_day_after_it_ended(house: House)
     house.clock.advance(showcase.KEPT_FOR / 2 + showcase.PURGE_EVERY)
     await keeper.step()
     assert await house.store.room(made) is None and await house.store.journal(made) == []
+
+
+async def test_a_store_that_cannot_write_makes_no_showcase_until_it_can(tmp_path: Path):
+    """The store really failing (another connection holds SQLite's write lock past the busy
+    timeout): the keeper's look fails as a write does, the lobby marks the store down and
+    lists no half-made room; once the lock goes, the next look makes the showcase."""
+    path = tmp_path / "tilehall.sqlite3"
+    house = await House.open(tmp_path, SQLiteStore(path, busy_timeout=0.2))
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        registry = house.lobby.registry
+        keeper = Showcase(registry, house.lobby.making)
+        other.execute("BEGIN EXCLUSIVE")
+        with pytest.raises(StoreUnavailable):
+            await keeper.step()
+        assert not any(room.record.showcase for room in registry.rooms.values())
+        run = asyncio.ensure_future(keeper.run_forever())  # what the server runs: it goes on
+        for _ in range(3):  # three looks, each failing after the busy timeout
+            house.clock.advance(showcase.LOOK_EVERY)
+            await asyncio.sleep(0.3)
+        assert not run.done() and registry.health.up is False
+        assert not any(room.record.showcase for room in registry.rooms.values())
+        other.execute("ROLLBACK")
+        for _ in range(100):
+            if any(room.record.showcase for room in registry.rooms.values()):
+                break
+            house.clock.advance(showcase.LOOK_EVERY)
+            await asyncio.sleep(0.05)
+        run.cancel()
+        made = next(r for r in registry.rooms.values() if r.record.showcase)
+        assert made.status.value == "playing" and await house.store.room(made.id) is not None
+    finally:
+        other.close()
+        await house.close()
