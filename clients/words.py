@@ -392,17 +392,16 @@ def rating_text(rating: Mapping[str, Any]) -> str:
     """A rating as every client writes it (words.json's ``rating``): ``1642 ± 142 (18 games)``.
 
     The margin is twice the Glicko deviation: the player's strength lies within it about
-    95 % of the time, so a new player's 1500 reads ``± 700`` until games bring it down.
+    95 % of the time, so a new player's 1500 reads ``± 700`` until games bring it down
+    (``1500 ± 700 (no games yet)``).
     """
+    values = {
+        "rating": round(float(rating.get("rating") or 0)),
+        "margin": round(2 * float(rating.get("rd") or 0)),
+        "games": int(rating.get("games") or 0),
+    }
     return fill_in(
-        WORDS["rating"],
-        {
-            "rating": round(float(rating.get("rating") or 0)),
-            "margin": round(2 * float(rating.get("rd") or 0)),
-            "games": int(rating.get("games") or 0),
-        },
-        game="",
-        who=lambda seat, opens: str(seat),
+        str(_pick(WORDS["rating"], values)), values, game="", who=lambda seat, opens: str(seat)
     )
 
 

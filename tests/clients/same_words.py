@@ -46,7 +46,11 @@ RENDER = """(w, cases) => cases.map(({game, view, names, events}) => events.map(
 """The page's half: for each case, each event as js/words.js says it ({text, tone, minor}
 for a game's own event, {text} for the room's)."""
 
-RATINGS = [{"rating": 1642.4, "rd": 71.2, "games": 18}, {"rating": 1500, "rd": 350, "games": 1}]
+RATINGS = [
+    {"rating": 1642.4, "rd": 71.2, "games": 18},
+    {"rating": 1500, "rd": 350, "games": 1},
+    {"rating": 1500, "rd": 350, "games": 0},
+]
 
 ROOM_STATES = [
     {"status": "waiting"},
@@ -114,7 +118,7 @@ def check(given: list[dict[str, Any]], said: list[list[dict[str, Any] | None]]) 
 
 def check_ratings(said: list[str]) -> None:
     assert said == [rating_text(r) for r in RATINGS]
-    assert said == ["1642 ± 142 (18 games)", "1500 ± 700 (1 game)"]
+    assert said == ["1642 ± 142 (18 games)", "1500 ± 700 (1 game)", "1500 ± 700 (no games yet)"]
 
 
 def check_room_states(said: list[str]) -> None:

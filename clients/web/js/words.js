@@ -265,11 +265,12 @@ function seatWho(view, names) {
 /** A rating as every client writes it (words.json's `rating`): `1642 ± 142 (18 games)`, the
  * margin twice the deviation (about 95 % sure). */
 export function ratingText(r) {
-  return fillIn(WORDS.rating, {
+  const values = {
     rating: Math.round(Number(r.rating) || 0),
     margin: Math.round(2 * (Number(r.rd) || 0)),
     games: Number(r.games) || 0,
-  }, "", (s) => String(s));
+  };
+  return fillIn(pick(WORDS.rating, values), values, "", (s) => String(s));
 }
 
 /** A listed room's state as every lobby says it (words.json's `rooms`), from its summary:

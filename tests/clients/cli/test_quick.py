@@ -77,7 +77,7 @@ async def test_the_lobby_shows_ratings_and_follows_a_rated_game(url):
     async with app_for(url).run_test() as pilot:
         lobby = await screen_of(pilot, LobbyScreen)
         assert text_of(lobby, "#ratings") == (
-            "Rating  Mathable 1500 ± 700 (0 games)   b leaderboard"
+            "Rating  Mathable 1500 ± 700 (no games yet)   b leaderboard"
         )
         await quick(pilot, "mathable", **{"quick-seats": 2, "wait": 60})
         screen = await screen_of(pilot, MathableScreen)
