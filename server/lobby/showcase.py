@@ -139,11 +139,22 @@ class Showcase:
         for good, standing still (nobody keeps it), with nothing for anyone to do
         there. Its record and moves stay; a later run that keeps a showcase
         deletes them a day on, as any finished one's.
+
+        A store that cannot write now (a full disk) does not keep the server from
+        starting for this: the room is let go unlisted, still unfinished in the store,
+        and the next start closes it.
         """
         registry = self.registry
         kept = [r for r in registry.rooms.values() if r.record.showcase and not r.closed]
         for room in kept:
-            await registry.close_room(room, "this server keeps no showcase now")
+            try:
+                await registry.close_room(room, "this server keeps no showcase now")
+            except StoreUnavailable as exc:
+                registry.health.failed(exc)
+                log.warning(
+                    "showcase %s not closed (%s); let go, closed at the next start", room.id, exc
+                )
+                registry.release(room)
         return len(kept)
 
     async def run_forever(self) -> None:

@@ -264,3 +264,26 @@ async def test_a_store_that_cannot_write_makes_no_showcase_until_it_can(tmp_path
     finally:
         other.close()
         await house.close()
+
+
+async def test_a_showcase_the_store_cannot_close_is_let_go_unlisted(tmp_path: Path):
+    """``--no-showcase`` at start-up with the store unable to write (SQLite's write lock held
+    past the busy timeout): closing the leftover fails, the start goes on; it is no longer
+    listed, the store still holds it unfinished, and a later start closes it."""
+    path = tmp_path / "tilehall.sqlite3"
+    house = await House.open(tmp_path, SQLiteStore(path, busy_timeout=0.2))
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        registry = house.lobby.registry
+        keeper = Showcase(registry, house.lobby.making)
+        made = await keeper.step()
+        assert made is not None
+        other.execute("BEGIN EXCLUSIVE")
+        assert await keeper.let_go() == 1  # no StoreUnavailable out of it: the start goes on
+        assert made not in registry.rooms and made not in registry.listed
+        assert registry.health.up is False
+        other.execute("ROLLBACK")
+        assert [r.id for r in await house.store.unfinished_rooms(registry.config.node)] == [made]
+    finally:
+        other.close()
+        await house.close()
