@@ -32,7 +32,7 @@ from tilehall.server.net.forwarded import client_ip, network
 from tilehall.server.net.session import BYTES_PER_REQUEST, Session
 from tilehall.server.net.web import WILDCARD_HOSTS, WebFiles, who_can_open
 from tilehall.server.ops.http import http_handler
-from tilehall.server.ops.listener import AdminListener, ListenError, cannot_listen
+from tilehall.server.ops.listener import AdminListener, StartError, cannot_listen
 from tilehall.server.ops.logs import JsonFormatter
 from tilehall.server.ops.metrics import watch_gc
 from tilehall.server.store import open_store
@@ -535,8 +535,8 @@ def main(argv: list[str] | None = None) -> None:
             uvloop.run(serve_forever(config))
         else:
             asyncio.run(serve_forever(config))
-    except ListenError as exc:
-        # A port in use is the host's to fix: one line that names the option, no traceback.
+    except StartError as exc:
+        # A port in use, a full data disk: the host's to fix, one line that says what.
         sys.exit(f"tilehall-server: {exc}")
 
 

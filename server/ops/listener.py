@@ -42,6 +42,7 @@ __all__ = [
     "ADMIN_FAILURE_WINDOW",
     "AdminListener",
     "ListenError",
+    "StartError",
     "cannot_listen",
 ]
 
@@ -53,12 +54,16 @@ ADMIN_FAILURE_WINDOW = 60.0
 """Seconds over which wrong admin keys are counted."""
 
 
-class ListenError(Exception):
-    """A port the server cannot listen on: the message names the option that moves it.
+class StartError(Exception):
+    """What keeps the server from starting that the host is to fix: the message says what.
 
     Raised instead of the bare ``OSError`` so that ``tilehall-server`` can say in
     one line what to change, rather than end in a traceback.
     """
+
+
+class ListenError(StartError):
+    """A port the server cannot listen on: the message names the option that moves it."""
 
 
 def cannot_listen(exc: OSError, what: str, host: str, port: int, option: str) -> ListenError:
@@ -119,7 +124,14 @@ class AdminListener:
                 port,
                 "it takes the game port + 1 unless --admin-port names another (0: any free port)",
             ) from None
-        write_private(self.file, json.dumps({"url": self.url, "pid": os.getpid()}) + "\n")
+        try:
+            write_private(self.file, json.dumps({"url": self.url, "pid": os.getpid()}) + "\n")
+        except OSError as exc:  # a full disk, a read-only one: nothing else could be kept either
+            await self.stop()
+            raise StartError(
+                f"cannot write {self.file} ({exc.strerror or exc}): the data directory "
+                "(--data-dir) must be writable, with free space"
+            ) from None
 
     async def stop(self) -> None:
         """Stop listening; remove ``admin.json`` unless another process has written it since."""

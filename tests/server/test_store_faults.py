@@ -457,3 +457,31 @@ async def test_the_database_password_comes_from_a_file_never_the_command_line(tm
             refused.stop()
     finally:
         pg.close()
+
+
+@pytest.mark.slow  # server processes
+async def test_a_server_started_on_a_full_disk_says_so_in_one_line(disk):
+    """What the host sees when the data directory's disk is full at start-up: not a
+    traceback, one line naming the file it could not write and the setting."""
+    proc = ServerProcess(disk.path)
+    proc.start()  # the database made while there is room
+    proc.stop()
+    disk.fill()
+    argv = ["--port", "0", "--host", "127.0.0.1", "--data-dir", str(disk.path), "--no-showcase"]
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "tilehall.server.app", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("tilehall-server: cannot write"), last
+    assert "No space left on device" in last and "--data-dir" in last, last
+    disk.free()
+    url = proc.start()  # and once there is room again it starts
+    raw = await Raw.open(url, "Ada")
+    await raw.close()
+    proc.stop()
