@@ -12,6 +12,7 @@ from tilehall.server.app import Server
 from tilehall.server.games.mathable import legal_placements
 
 from tests.helpers import Raw
+from tests.web.browser import until
 from tests.web.games import (
     View,
     Watcher,
@@ -85,7 +86,14 @@ async def test_mathable_by_mouse_and_keyboard(page: Page, server: Server, url: s
     room = await create(url, "mathable", seats=SEATS)
     w = await Watcher.open(url, room)
     await take_seat(page, room)
-    await w.until(lambda v: v["status"] == "playing")
+    # The computer may move first: the squares are read on our turn, once the page has
+    # drawn it (no tile placed this turn), so that no tile lands between view and labels.
+    await w.until(lambda v: v["status"] == "playing" and v["to_move"] == 0)
+    await until(
+        page,
+        "!document.querySelector('#board [aria-label*=\"placed this turn\"]')"
+        " && !!document.querySelector('#board [role=gridcell]')",
+    )
     squares = w.view["squares"]
     # The special squares are drawn and named.
     shown = await labels(page)
