@@ -11,6 +11,7 @@ of a few seconds::
     python -m bench.move --game lines --moves 20000
     python -m bench.move --room 200 --profile # the real lobby and rooms, with cProfile
     python -m bench.move --door 200           # the door: 200 rooms against 200 games' steps
+    python -m bench.move --core 200           # the room's core alone, 200 rooms, no loop
 
 ``steps`` (the default) replays real games move by move and times each step the
 room takes for a move, with ``time.perf_counter_ns``, exactly as
@@ -31,6 +32,12 @@ says exactly what that holds. ``--profile`` adds the functions that took that
 time. The door's cost is the one figure over the other, taken in the same
 sitting (``python -m bench.move --full``, then ``--full --room 200``): the
 machine's load changes between sittings more than the ratio does.
+
+``--core N`` (:func:`core_run`) sits between the two: the room's core alone, ``N``
+rooms taken in turn, each move the ``act`` frame decoded and the core's handling of
+the act and of its commit, with no event loop, shell, lobby or journal. ``--door``
+prints it too: the steps, the core, the rooms, so that the door's cost splits into
+the core's bookkeeping and the loop's.
 
 Two switches of ``--room`` tell apart what the door's code costs from what
 the rooms' interleaving costs (see tests/perf/RESULTS.md, "The door: code or
@@ -71,6 +78,7 @@ from tilehall.server.games import find_game
 from tilehall.server.games.base import START, step
 from tilehall.server.lobby import Lobby
 from tilehall.server.room.core import (
+    RoomCore,
     places_of,
     template_fields,
     tracked_patch,
@@ -78,10 +86,11 @@ from tilehall.server.room.core import (
     visible,
     with_fields,
 )
+from tilehall.server.room.events import Act, Append, Appended, Join, Write, Written
 from tilehall.server.store import open_store
 from tilehall.server.store.records import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
 
-__all__ = ["main", "room_run", "steps"]
+__all__ = ["core_run", "main", "room_run", "steps"]
 
 STEPS = (
     "decode",
@@ -223,6 +232,93 @@ def steps(
         "game": game_name, "compact": compact, "flush_mb": flush_mb, "games": games,
         "moves": done, "us_per_move": out,
     }  # fmt: skip
+
+
+class _Up:
+    """A store that answers (what the core reads of its health)."""
+
+    up = True
+    retry_after = 0.0
+
+
+def core_run(game_name: str, moves: int, *, compact: bool, level: str | None, seed: int,
+             games: int = 1) -> dict:  # fmt: skip
+    """The room's core alone, ``games`` rooms taken in turn: a move's CPU without the loop.
+
+    Each move is what a room's core does with an ``act`` and its commit: the frame
+    decoded, :meth:`RoomCore.handle` of the :class:`Act` (who may act, the engine's step,
+    the change in flight) and of the :class:`Appended` that answers its append (the
+    committed state, each member's update, the timers after a change), one compact (or
+    whole-view) member in each room, as the rooms of ``--room`` play. No event loop, no
+    journal, no shell: between the steps and the rooms, it says how much of the door is
+    the core's bookkeeping and how much the loop's. The bot and the act frame's encoding
+    are outside the clock, as in :func:`steps`.
+    """
+    game = find_game(game_name)
+    rng = random.Random(seed)
+    now = 1_800_000_000.0
+    made = 0
+
+    class Member:
+        def __init__(self, i: int) -> None:
+            self.player = PlayerRecord(id=i, name=f"p{i}")
+            self.rooms: dict[str, int | None] = {}
+            self.compact = compact
+            self.peer = f"p{i}"
+
+        def push(self, data: bytes) -> None:
+            pass
+
+        send = push
+
+    def deal() -> list[Any]:
+        nonlocal made
+        made += 1
+        record = RoomRecord(
+            id=f"r{made:08x}", game=game_name, options={}, seed=rng.randrange(2**31),
+            seats=(SeatRecord(),), private_code=None, created_at=now,
+        )  # fmt: skip
+        core = RoomCore(record, game, health=_Up())
+        member = Member(made)
+        ticket = object()
+        effects = core.handle(Join(member, made, f"p{made}", None, compact, None, ticket), now)
+        while effects:  # the seat written, the start journaled: answered at once
+            more: list[Any] = []
+            for effect in effects:
+                if type(effect) is Append:
+                    more += core.handle(Appended(effect.entry.seq), now)
+                elif type(effect) is Write and effect.status is None:
+                    more += core.handle(Written(None), now)
+            effects = more
+        return [core, member, _bot(game_name, level, random.Random(rng.randrange(2**31)))]
+
+    tables = [deal() for _ in range(games)]
+    cpu = done = 0
+    while done < moves:
+        for i, (core, member, bot) in enumerate(tables):
+            if done >= moves:
+                break
+            engine = core.engine
+            action = None
+            if engine is not None and engine.status.value == "playing":
+                action = bot.choose(engine.view(0))
+            if action is None:
+                tables[i] = deal()
+                continue
+            now += 0.5
+            frame = encode({"t": "act", "room": core.id, "action": action, "id": done + 1})
+            c0 = time.thread_time_ns()
+            msg = decode(frame)
+            effects = core.handle(Act(member, msg["action"], None, msg["id"], object()), now)
+            appends = [e.entry.seq for e in effects if type(e) is Append]
+            if appends:
+                core.handle(Appended(appends[0]), now)
+            cpu += time.thread_time_ns() - c0
+            if not appends:  # a refused move would make the figure a refusal's
+                raise RuntimeError(f"room {core.id} refused {action}: {effects}")
+            done += 1
+    return {"game": game_name, "compact": compact, "games": games, "moves": done,
+            "cpu_us_per_move": round(cpu / done / 1000, 2)}  # fmt: skip
 
 
 class _Quiet:
@@ -473,6 +569,10 @@ def main(argv: list[str] | None = None) -> None:
         help="the door's cost like for like: the steps of N games in turn, then N rooms, "
         "in one sitting, and the one's CPU per move over the other's",
     )  # fmt: skip
+    ap.add_argument(
+        "--core", type=int, default=0, metavar="N",
+        help="the room's core alone, N rooms in turn, no event loop (a diagnostic of the door)",
+    )  # fmt: skip
     ap.add_argument("--seconds", type=float, default=10.0, help="with --room")
     ap.add_argument("--profile", action="store_true", help="with --room: cProfile")
     ap.add_argument(
@@ -498,6 +598,15 @@ def main(argv: list[str] | None = None) -> None:
         if profile:
             print(profile)
         return
+    if a.core:
+        cores = [
+            core_run(a.game, a.moves, compact=compact, level=a.level, seed=a.seed, games=a.core)
+            for _ in range(a.repeat)
+        ]
+        least = min(r["cpu_us_per_move"] for r in cores)
+        print(f"the core alone, {a.core} rooms in turn, {a.moves} moves x {a.repeat}: "
+              f"{least:.1f} us CPU per move (the least of the runs)")  # fmt: skip
+        return
     games = a.door or a.games
     runs = [
         steps(
@@ -515,6 +624,13 @@ def main(argv: list[str] | None = None) -> None:
     for k, v in med.items():
         print(f"  {k:12} {v:8.2f}")
     if a.door:
+        core_cpu = min(
+            core_run(a.game, a.moves, compact=compact, level=a.level, seed=a.seed,
+                     games=a.door)["cpu_us_per_move"]
+            for _ in range(a.repeat)
+        )  # fmt: skip
+        print(f"the core alone, {a.door} rooms in turn: {core_cpu:.1f} us "
+              f"({core_cpu / med['cpu']:.2f}x the steps)")  # fmt: skip
         rooms = [
             asyncio.run(
                 room_run(a.game, a.door, a.seconds, compact=compact, level=a.level, profile=False)
@@ -524,7 +640,8 @@ def main(argv: list[str] | None = None) -> None:
         room_cpu = min(r["loop_cpu_us_per_move"] for r in rooms)
         print(f"{a.door} rooms: the loop's CPU per move, the least of {a.repeat} runs of "
               f"{a.seconds:g} s: {room_cpu:.1f} us")  # fmt: skip
-        print(f"the door: {room_cpu / med['cpu']:.2f}x its steps (CPU per move)")
+        print(f"the door: {room_cpu / med['cpu']:.2f}x its steps (CPU per move); "
+              f"the rooms over the core alone: {room_cpu / core_cpu:.2f}x")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import gc
 
 import pytest
 
-from bench.move import STEPS, room_run, steps
+from bench.move import STEPS, core_run, room_run, steps
 
 
 def test_steps_time_every_step_in_wall_and_thread_cpu() -> None:
@@ -23,6 +23,14 @@ def test_steps_time_every_step_in_wall_and_thread_cpu() -> None:
         assert set(us) == {*STEPS, "total", "cpu"}
         assert us["engine"] > 0 and us["cpu"] > 0
         assert us["total"] >= max(us[s] for s in STEPS)
+
+
+def test_the_core_alone_plays_every_move_it_times() -> None:
+    """Each timed move is one the core took (a refusal raises: its cost is no move's), in
+    rooms dealt again as their games end."""
+    for compact in (False, True):
+        report = core_run("ishido", 150, compact=compact, level=None, seed=3, games=2)
+        assert report["moves"] == 150 and report["cpu_us_per_move"] > 0, report
 
 
 @pytest.mark.slow
