@@ -282,6 +282,18 @@ def line_gain(
     for d in range(4):
         dr = STEP_R[d]
         dc = STEP_C[d]
+        # A direction adds only if a chip of the colour sits beside the cell along it (a
+        # run of one is worth nothing): most directions are skipped here unscanned.
+        beside = False
+        for sign in (1, -1):
+            r = row + sign * dr
+            c = col + sign * dc
+            if 0 <= r < height and 0 <= c < width:
+                i = r * width + c
+                if i != skip and board[i] == colour:
+                    beside = True
+        if not beside:
+            continue
         run = 1
         room = 1
         for sign in (1, -1):
