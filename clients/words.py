@@ -407,7 +407,7 @@ def rating_text(rating: Mapping[str, Any]) -> str:
 
 def room_state(summary: Mapping[str, Any]) -> str:
     """A listed room's state as every lobby says it (words.json's ``rooms``): ``playing``,
-    ``paused until someone watches``, ``a game to watch``...
+    ``paused until watched``, ``a game to watch``...
 
     From the room's summary (``rooms`` / ``room`` frames): the server's own all-COMP game
     (``showcase``) reads as one to watch until it is over, whatever else it says (it
