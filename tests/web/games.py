@@ -24,10 +24,12 @@ def cell_name(cell: list[int] | tuple[int, int]) -> str:
 class Watcher:
     """A spectator on the protocol: the server's view of a room, as updates bring it."""
 
-    def __init__(self, raw: Raw, room: str, view: View) -> None:
+    def __init__(self, raw: Raw, room: str, view: View, seq: int = 0) -> None:
         self.raw = raw
         self.room = room
         self.view = view
+        self.seq = seq
+        """The seq of :attr:`view`: what a page that has caught up shows too."""
         self.events: list[dict[str, Any]] = []
 
     @classmethod
@@ -35,7 +37,7 @@ class Watcher:
         raw = await Raw.open(url, name)
         joined = await raw.call({"t": "watch", "room": room})
         assert joined["t"] == "joined", joined
-        return cls(raw, room, joined["view"])
+        return cls(raw, room, joined["view"], joined["seq"])
 
     async def until(self, test: Callable[[View], bool], timeout: float = 15.0) -> View:
         """The first view (the current one included) that passes ``test``."""
@@ -49,7 +51,7 @@ class Watcher:
             except TimeoutError:
                 continue
             if msg.get("t") == "update" and msg.get("room") == self.room:
-                self.view = msg["view"]
+                self.view, self.seq = msg["view"], msg["seq"]
                 self.events.extend(msg.get("events") or [])
         return self.view
 
@@ -62,7 +64,7 @@ class Watcher:
             except TimeoutError:
                 break
             if msg.get("t") == "update" and msg.get("room") == self.room:
-                self.view = msg["view"]
+                self.view, self.seq = msg["view"], msg["seq"]
                 self.events.extend(msg.get("events") or [])
         return self.view
 
