@@ -55,6 +55,19 @@ async def wait_for_showcase(raw: Raw, other_than: str | None = None) -> dict[str
     raise AssertionError("no showcase listed")
 
 
+async def made_by_a_run(config: Config) -> str:
+    """Run a server on ``config`` until it lists its showcase, then stop it: the room's id."""
+    server = Server(config)
+    await server.start()
+    try:
+        raw = await Raw.open(f"ws://127.0.0.1:{server.port}", "Ada")
+        made = str((await wait_for_showcase(raw))["room"])
+        await raw.close()
+    finally:
+        await server.stop()
+    return made
+
+
 def test_it_is_on_by_default_and_the_host_may_turn_it_off():
     assert parse_args([]).showcase is True
     assert parse_args(["--no-showcase"]).showcase is False
@@ -125,14 +138,7 @@ async def test_it_survives_a_restart_and_is_not_doubled(tmp_path: Path, monkeypa
     """A showcase is a room like any other across a restart: rebuilt, and kept."""
     monkeypatch.setattr(showcase, "LOOK_EVERY", 0.05)
     config = Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, showcase_pause=0))
-    first = Server(config)
-    await first.start()
-    try:
-        raw = await Raw.open(f"ws://127.0.0.1:{first.port}", "Ada")
-        kept = (await wait_for_showcase(raw))["room"]
-        await raw.close()
-    finally:
-        await first.stop()
+    kept = await made_by_a_run(config)
     second = Server(config)
     await second.start()
     try:
@@ -149,19 +155,11 @@ async def test_started_without_it_a_server_closes_the_one_an_earlier_run_left(
     tmp_path: Path, monkeypatch
 ):
     """``--no-showcase`` after a run that kept one: the leftover is not listed as a game
-    nobody will ever play on; a client watching it is told it is closed, and a later
-    run that keeps a showcase makes a new one."""
+    nobody will ever play on, nor can anyone watch it; a later run that keeps a showcase
+    makes a new one."""
     monkeypatch.setattr(showcase, "LOOK_EVERY", 0.05)
-    limits = Limits(bot_delay=0, showcase_pause=0)
-    config = Config(port=0, data_dir=tmp_path, limits=limits)
-    first = Server(config)
-    await first.start()
-    try:
-        raw = await Raw.open(f"ws://127.0.0.1:{first.port}", "Ada")
-        left = (await wait_for_showcase(raw))["room"]
-        await raw.close()
-    finally:
-        await first.stop()
+    config = Config(port=0, data_dir=tmp_path, limits=Limits(bot_delay=0, showcase_pause=0))
+    left = await made_by_a_run(config)
     second = Server(replace(config, showcase=False))
     await second.start()
     try:
