@@ -230,58 +230,59 @@ async def test_a_finished_showcase_is_deleted_a_day_after_it_ended(house: House)
     assert await house.store.room(made) is None and await house.store.journal(made) == []
 
 
-async def test_a_store_that_cannot_write_makes_no_showcase_until_it_can(tmp_path: Path):
+@pytest.fixture
+async def lockable(tmp_path: Path) -> AsyncIterator[tuple[House, sqlite3.Connection]]:
+    """An in-memory lobby on a SQLite file with a short busy timeout, and another connection
+    to that file, which takes its write lock with ``BEGIN EXCLUSIVE``: the store really
+    unable to write, as another process holding the lock makes it."""
+    path = tmp_path / "tilehall.sqlite3"
+    house = await House.open(tmp_path, SQLiteStore(path, busy_timeout=0.2))
+    other = sqlite3.connect(path, isolation_level=None)
+    yield house, other
+    other.close()
+    await house.close()
+
+
+async def test_a_store_that_cannot_write_makes_no_showcase_until_it_can(lockable):
     """The store really failing (another connection holds SQLite's write lock past the busy
     timeout): the keeper's look fails as a write does, the lobby marks the store down and
     lists no half-made room; once the lock goes, the next look makes the showcase."""
-    path = tmp_path / "tilehall.sqlite3"
-    house = await House.open(tmp_path, SQLiteStore(path, busy_timeout=0.2))
-    other = sqlite3.connect(path, isolation_level=None)
-    try:
-        registry = house.lobby.registry
-        keeper = Showcase(registry, house.lobby.making)
-        other.execute("BEGIN EXCLUSIVE")
-        with pytest.raises(StoreUnavailable):
-            await keeper.step()
-        assert not any(room.record.showcase for room in registry.rooms.values())
-        run = asyncio.ensure_future(keeper.run_forever())  # what the server runs: it goes on
-        for _ in range(3):  # three looks, each failing after the busy timeout
-            house.clock.advance(showcase.LOOK_EVERY)
-            await asyncio.sleep(0.3)
-        assert not run.done() and registry.health.up is False
-        assert not any(room.record.showcase for room in registry.rooms.values())
-        other.execute("ROLLBACK")
-        for _ in range(100):
-            if any(room.record.showcase for room in registry.rooms.values()):
-                break
-            house.clock.advance(showcase.LOOK_EVERY)
-            await asyncio.sleep(0.05)
-        run.cancel()
-        made = next(r for r in registry.rooms.values() if r.record.showcase)
-        assert made.status.value == "playing" and await house.store.room(made.id) is not None
-    finally:
-        other.close()
-        await house.close()
+    house, other = lockable
+    registry = house.lobby.registry
+    keeper = Showcase(registry, house.lobby.making)
+    other.execute("BEGIN EXCLUSIVE")
+    with pytest.raises(StoreUnavailable):
+        await keeper.step()
+    assert not any(room.record.showcase for room in registry.rooms.values())
+    run = asyncio.ensure_future(keeper.run_forever())  # what the server runs: it goes on
+    for _ in range(3):  # three looks, each failing after the busy timeout
+        house.clock.advance(showcase.LOOK_EVERY)
+        await asyncio.sleep(0.3)
+    assert not run.done() and registry.health.up is False
+    assert not any(room.record.showcase for room in registry.rooms.values())
+    other.execute("ROLLBACK")
+    for _ in range(100):
+        if any(room.record.showcase for room in registry.rooms.values()):
+            break
+        house.clock.advance(showcase.LOOK_EVERY)
+        await asyncio.sleep(0.05)
+    run.cancel()
+    made = next(r for r in registry.rooms.values() if r.record.showcase)
+    assert made.status.value == "playing" and await house.store.room(made.id) is not None
 
 
-async def test_a_showcase_the_store_cannot_close_is_let_go_unlisted(tmp_path: Path):
+async def test_a_showcase_the_store_cannot_close_is_let_go_unlisted(lockable):
     """``--no-showcase`` at start-up with the store unable to write (SQLite's write lock held
     past the busy timeout): closing the leftover fails, the start goes on; it is no longer
-    listed, the store still holds it unfinished, and a later start closes it."""
-    path = tmp_path / "tilehall.sqlite3"
-    house = await House.open(tmp_path, SQLiteStore(path, busy_timeout=0.2))
-    other = sqlite3.connect(path, isolation_level=None)
-    try:
-        registry = house.lobby.registry
-        keeper = Showcase(registry, house.lobby.making)
-        made = await keeper.step()
-        assert made is not None
-        other.execute("BEGIN EXCLUSIVE")
-        assert await keeper.let_go() == 1  # no StoreUnavailable out of it: the start goes on
-        assert made not in registry.rooms and made not in registry.listed
-        assert registry.health.up is False
-        other.execute("ROLLBACK")
-        assert [r.id for r in await house.store.unfinished_rooms(registry.config.node)] == [made]
-    finally:
-        other.close()
-        await house.close()
+    listed, and the store still holds it unfinished, for the next start to close."""
+    house, other = lockable
+    registry = house.lobby.registry
+    keeper = Showcase(registry, house.lobby.making)
+    made = await keeper.step()
+    assert made is not None
+    other.execute("BEGIN EXCLUSIVE")
+    assert await keeper.let_go() == 1  # no StoreUnavailable out of it: the start goes on
+    assert made not in registry.rooms and made not in registry.listed
+    assert registry.health.up is False
+    other.execute("ROLLBACK")
+    assert [r.id for r in await house.store.unfinished_rooms(registry.config.node)] == [made]
