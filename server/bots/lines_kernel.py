@@ -160,8 +160,8 @@ def remove_lines(
         row = cell // width
         col = cell % width
         for d in range(4):
-            dr = 0 if d == 0 else 1
-            dc = 1 if d == 0 else (0 if d == 1 else (1 if d == 2 else -1))
+            dr = STEP_R[d]
+            dc = STEP_C[d]
             fwd = 0
             r = row + dr
             c = col + dc

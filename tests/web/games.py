@@ -24,7 +24,7 @@ def cell_name(cell: list[int] | tuple[int, int]) -> str:
 class Watcher:
     """A spectator on the protocol: the server's view of a room, as updates bring it."""
 
-    def __init__(self, raw: Raw, room: str, view: View, seq: int = 0) -> None:
+    def __init__(self, raw: Raw, room: str, view: View, seq: int) -> None:
         self.raw = raw
         self.room = room
         self.view = view

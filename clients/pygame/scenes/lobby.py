@@ -528,10 +528,11 @@ class LobbyScene(Scene):
             info += f"   +{room['spectators']} watching"
         status = room.get("status", "") if listed else ""
         said = room_state(room) if listed else "yours"
-        still = room.get("paused") or room.get("suspended") or room.get("showcase")
         colour = {"waiting": d.GOLD, "playing": d.GOOD}.get(status, d.TEXT_DIM)
-        if still and status != "over":
-            colour = d.TEXT_DIM if not room.get("showcase") else d.GOOD
+        if status != "over" and room.get("showcase"):
+            colour = d.GOOD  # a game to watch, even while it stands still
+        elif status != "over" and (room.get("paused") or room.get("suspended")):
+            colour = d.TEXT_DIM  # standing still
         shown = d.text(
             surf, said, (join.rect.x - 10, row.centery), size=19, colour=colour, anchor="midright"
         )
