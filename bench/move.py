@@ -115,6 +115,14 @@ def _bot(game: str, level: str | None, rng: random.Random) -> Any:
     raise SystemExit(f"no bot for {game} at {level}")
 
 
+def _one_seat(game_name: str, room: str, seed: int, now: float) -> RoomRecord:
+    """A room of one seat, as the load's rooms are: what the steps and the core both play."""
+    return RoomRecord(
+        id=room, game=game_name, options={}, seed=seed, seats=(SeatRecord(),),
+        private_code=None, created_at=now,
+    )  # fmt: skip
+
+
 def steps(
     game_name: str,
     moves: int,
@@ -143,10 +151,7 @@ def steps(
     now = 1_800_000_000.0
 
     def deal() -> list[Any]:
-        record = RoomRecord(
-            id="r1a2b3c4", game=game_name, options={}, seed=rng.randrange(2**31),
-            seats=(SeatRecord(),), private_code=None, created_at=now,
-        )  # fmt: skip
+        record = _one_seat(game_name, "r1a2b3c4", rng.randrange(2**31), now)
         start = JournalEntry(room=record.id, seq=1, seat=None, action=START, now=now)
         engine, _ = step(game, record, None, start)
         engine.take_changes()
@@ -274,10 +279,7 @@ def core_run(game_name: str, moves: int, *, compact: bool, level: str | None, se
     def deal() -> list[Any]:
         nonlocal made
         made += 1
-        record = RoomRecord(
-            id=f"r{made:08x}", game=game_name, options={}, seed=rng.randrange(2**31),
-            seats=(SeatRecord(),), private_code=None, created_at=now,
-        )  # fmt: skip
+        record = _one_seat(game_name, f"r{made:08x}", rng.randrange(2**31), now)
         core = RoomCore(record, game, health=_Up())
         member = Member(made)
         ticket = object()

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+from tilehall.server.games.lines import line_points
 
 __all__ = [
     "KERNELS",
@@ -63,6 +64,7 @@ AROUND_C = (-1, 0, 1, -1, 1, -1, 0, 1)
 """The eight cells around a cell (row and column steps): the lines through it start there."""
 
 KERNELS = (
+    "line_points",
     "next_random",
     "components",
     "regions_beside",
@@ -74,7 +76,8 @@ KERNELS = (
     "playout",
     "playouts",
 )
-"""The functions :mod:`.lines_master` compiles, callees before their callers."""
+"""The functions :mod:`.lines_master` compiles, callees before their callers (the first is
+the engine's, so a line's points are written once)."""
 
 
 def next_random(state: Array, bound: int) -> int:
@@ -324,7 +327,7 @@ def line_gain(
             else:
                 partial += feat[3] * (run - 1)
     if removed >= min_line:
-        return int(feat[0] * (removed + removed * (removed - min_line)) + feat[1])
+        return int(feat[0] * line_points(removed, min_line, 0) + feat[1])
     return partial
 
 
@@ -580,7 +583,7 @@ def playout(
             cells[0] = dst
             removed = remove_lines(board, width, height, min_line, cells, 1, mark)
         if removed:
-            points += removed + removed * (removed - min_line) + streak * streak
+            points += line_points(removed, min_line, streak)
             streak += 1
             continue
         streak = 0
@@ -602,7 +605,7 @@ def playout(
         if gone < 0:
             return points * 100 + death
         if gone:
-            points += gone + gone * (gone - min_line)
+            points += line_points(gone, min_line, 0)
     free = 0
     for i in range(size):
         if board[i] == 0:
