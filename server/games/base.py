@@ -28,7 +28,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from tilehall.protocol import GameCode, Status
 from tilehall.server.games.actions import Action, ActionSpec, Event, quote
@@ -43,11 +43,13 @@ __all__ = [
     "TICK",
     "UNDO_ACTION",
     "Action",
+    "Changed",
     "Event",
     "Game",
     "GameError",
     "IllegalMove",
     "InvalidMove",
+    "Only",
     "Option",
     "OptionError",
     "Path",
@@ -55,6 +57,7 @@ __all__ = [
     "PositionError",
     "ScoreEntry",
     "SoloGame",
+    "SortedChange",
     "Status",
     "Table",
     "away",
@@ -68,6 +71,38 @@ __all__ = [
 Path = str | tuple[str | int, ...]
 """A place in a view: a top-level field by its name, or the keys and indices down to it
 (``("board", 3, 4)``); ``()`` is the whole view."""
+
+
+class Only(NamedTuple):
+    """A change in the views of some audiences only (:meth:`Game._touch_only`).
+
+    A game of hidden racks changes what one seat sees and not what the others do:
+    a tile drawn moves from the bag to a rack, so the drawer's ``unseen`` shrinks
+    and nobody else's changes. Recorded for every audience, the unchanged field
+    would travel to each of them again, whole.
+    """
+
+    seats: frozenset[int | None]
+    """The audiences whose view changed (a seat, or None: the spectators)."""
+    path: Path
+
+
+class SortedChange(NamedTuple):
+    """Items gone from and come into a sorted list field in some audiences' views
+    (:meth:`Game._touch_sorted`): the room sends the few operations that make the old
+    list the new one (a tile drawn from 80 unseen: one removal), not the whole list."""
+
+    seats: frozenset[int | None]
+    """The audiences whose list changed so."""
+    field: str
+    gone: tuple[Any, ...]
+    """Items the list held and holds no more (one of each occurrence)."""
+    came: tuple[Any, ...]
+    """Items the list holds now and did not."""
+
+
+Changed = Path | Only | SortedChange
+"""One entry of a step's record of changes (:meth:`Game.take_changes`)."""
 
 _COMMON = frozenset({"game", "status", "to_move", "scores", "seat", "paused", "result", "undos"})
 """The view fields :meth:`Game.view` makes for every game (the rest are the game's own)."""
@@ -323,7 +358,7 @@ class Game(ABC):
     # skips __init__) starts from them too.
     _paused: Pause | None = None
     _paused_at: float = 0.0
-    _changed: dict[Path, None] | None = None
+    _changed: dict[Changed, None] | None = None
     """The view paths changed since :meth:`take_changes` last took them, in order."""
 
     def __init__(
@@ -523,7 +558,7 @@ class Game(ABC):
         each entry by :meth:`apply_entry`: no handler has to remember them."""
         return (self.status, self.to_move, self.scores, self._paused)
 
-    def _touch(self, *paths: Path) -> None:
+    def _touch(self, *paths: Changed) -> None:
         """Record that the view changed at each of ``paths``: a top-level field by its
         name, or a tuple of keys and indices below it (``("board", r, c)``); the empty
         tuple: everything (the room sends the whole view)."""
@@ -533,7 +568,20 @@ class Game(ABC):
         for path in paths:
             changed[path] = None
 
-    def take_changes(self) -> list[Path] | None:
+    def _touch_only(self, seats: Iterable[int | None], *paths: Path) -> None:
+        """Record changes at ``paths`` in the views of ``seats`` only (:class:`Only`); the
+        other audiences' views of those places stay as they were."""
+        seen = frozenset(seats)
+        self._touch(*(Only(seen, path) for path in paths))
+
+    def _touch_sorted(
+        self, seats: Iterable[int | None], field: str, gone: Iterable[Any], came: Iterable[Any]
+    ) -> None:
+        """Record that the sorted list ``field`` lost ``gone`` and gained ``came`` in the
+        views of ``seats`` (:class:`SortedChange`)."""
+        self._touch(SortedChange(frozenset(seats), field, tuple(gone), tuple(came)))
+
+    def take_changes(self) -> list[Changed] | None:
         """The view paths changed since the last call, and forget them; None when this
         engine does not track its changes (:attr:`tracks_changes`)."""
         if not self.tracks_changes:
@@ -734,7 +782,7 @@ class Game(ABC):
         read = self.view_readers().get(key)
         if read is not None:
             return read(self, seat)
-        if key in _COMMON:
+        if key in _COMMON or self.state_fields:  # the fields read above are the whole view
             raise KeyError(key)  # not this game's (paused), or not now (undos)
         if self._paused is not None and key in self.hidden_when_paused:
             return None

@@ -408,6 +408,7 @@ class Mathable(Game):
     )
     pausable: ClassVar[bool] = True
     """The room stops the turn clock while every human player is away."""
+    tracks_changes: ClassVar[bool] = True
     derived_events: ClassVar[Mapping[str, Mapping[str, tuple[str | int, ...] | None]]] = {
         "turn": {"seat": ("to_move",)},  # whose turn it is now
         # The frequent events with their values only: the field names were half the
@@ -637,6 +638,12 @@ class Mathable(Game):
         self.score_list[seat] += points
         earns = cell in OPERATORS
         self.draws_left += earns
+        self._touch(("board", r, c), ("tiles_placed", seat), ("turn", "placed"))
+        if earns:
+            self._touch(("turn", "draws"))
+        if len(self.turn_placed) == 1:  # no exchange once a tile is down
+            self._touch(("turn", "can_exchange"))
+        self._tiles_moved(seat, to_board=[tile])
         events: list[Event] = [
             {
                 "e": "placed",
@@ -674,6 +681,8 @@ class Mathable(Game):
         self.draws_left -= 1
         tiles = self._take(1)
         self.racks[seat] = sorted(self.racks[seat] + tiles)
+        self._touch(("turn", "draws"))
+        self._tiles_moved(seat, drawn=tiles)
         return self._draw_events(seat, tiles, "extra")
 
     def _exchange(self, seat: int, tiles: list[int], now: float) -> list[Event]:
@@ -701,6 +710,7 @@ class Mathable(Game):
             rack.remove(t)
         self.bag.extend(tiles)
         self.racks[seat] = sorted(rack + new)
+        self._tiles_moved(seat, drawn=new, returned=tiles)
         event: Event = {"e": "exchanged", "seat": seat, "count": len(tiles)}
         if self.open_racks:
             event["tiles"] = sorted(tiles)
@@ -712,6 +722,7 @@ class Mathable(Game):
         fits = placeable_values(self.board) & set(self.racks[seat])
         tile = max(fits) if fits else None
         self.hinted.add(seat)
+        self._touch("hinted")
         return [
             {"e": "hinted", "seat": seat},
             {"e": "hint", "seat": seat, "tile": tile, "_to": seat},
@@ -724,6 +735,7 @@ class Mathable(Game):
             self.quit_votes.add(seat)
         else:
             self.quit_votes.discard(seat)
+        self._touch("quit_votes")
         events: list[Event] = [
             {"e": "quit_vote", "seat": seat, "vote": vote, "votes": sorted(self.quit_votes)}
         ]
@@ -734,6 +746,7 @@ class Mathable(Game):
 
     def _end_turn(self, seat: int, reason: str, now: float) -> list[Event]:
         """Refill the rack, pass the turn, and end the game if nothing can change any more."""
+        before = self._turn_now()
         events: list[Event] = [
             {"e": "turn_ended", "seat": seat, "placed": len(self.turn_placed), "reason": reason}
         ]
@@ -741,11 +754,13 @@ class Mathable(Game):
         if need > 0:
             new = self._take(need)
             self.racks[seat] = sorted(self.racks[seat] + new)
+            self._tiles_moved(seat, drawn=new)
             events += self._draw_events(seat, new, "refill")
         self.turn_placed = []
         self.draws_left = 0
         self.turn_seat = (seat + 1) % self.seats
         self.turn_started = now
+        self._turn_changed(before)
         if self._blocked():
             return events + self._finish("blocked")
         return [*events, {"e": "turn", "seat": self.turn_seat}]
@@ -759,12 +774,15 @@ class Mathable(Game):
         return not (fits & set(self.bag))
 
     def _finish(self, reason: str) -> list[Event]:
+        before = self._turn_now()
         self.end_reason = reason
         self.penalties = [sum(rack) for rack in self.racks]
         for i, p in enumerate(self.penalties):
             self.score_list[i] -= p
         self.turn_placed = []
         self.draws_left = 0
+        self._touch("penalties")
+        self._turn_changed(before)
         return [
             {
                 "e": "game_over",
@@ -789,8 +807,62 @@ class Mathable(Game):
             return None
         return self.turn_started + self.turn_seconds
 
+    def _clock_stops(self, now: float) -> None:
+        self._touch("deadline")  # none runs while paused
+
     def _clock_resumes(self, now: float, gap: float) -> None:
         self.turn_started += gap
+        self._touch("deadline")
+
+    # -- what a step changed, for the compact updates (Game._touch) -----------------
+
+    _TURN_KEYS = ("seat", "placed", "draws", "can_exchange")
+
+    def _turn_now(self) -> tuple[Any, ...]:
+        """The view's ``turn`` fields (:data:`_TURN_KEYS`) and ``deadline``, as they are now."""
+        turn = _read_turn(self, None)
+        return (*(turn[key] for key in self._TURN_KEYS), self.next_deadline())
+
+    def _turn_changed(self, before: tuple[Any, ...]) -> None:
+        """A turn ended, or the game: record the fields of ``turn`` and the deadline that
+        differ from ``before`` (:meth:`_turn_now`)."""
+        after = self._turn_now()
+        for key, old, new in zip((*self._TURN_KEYS, "deadline"), before, after, strict=True):
+            if old != new:
+                self._touch(key if key == "deadline" else ("turn", key))
+
+    def _tiles_moved(
+        self,
+        seat: int,
+        *,
+        to_board: Sequence[int] = (),
+        drawn: Sequence[int] = (),
+        returned: Sequence[int] = (),
+    ) -> None:
+        """``seat``'s rack changed: tiles went from it ``to_board``, were ``drawn`` from the
+        bag into it, or ``returned`` from it to the bag (an exchange).
+
+        What each audience sees of it differs when racks are hidden: the rack itself
+        only its owner; ``unseen`` (the bag and the racks an audience cannot see) loses
+        a tile put on the board for everyone else, and changes with the bag for the
+        owner alone (the others still cannot see the tiles). With open racks every
+        audience sees the rack, and ``unseen`` is the bag.
+        """
+        self._touch(("rack_sizes", seat))
+        bag = bool(drawn or returned)
+        if bag:
+            self._touch("bag", ("turn", "can_exchange"))
+        everyone: list[int | None] = [*range(self.seats), None]
+        if self.open_racks:
+            self._touch(("racks", seat))
+            if bag:
+                self._touch_sorted(everyone, "unseen", drawn, returned)
+            return
+        self._touch_only((seat,), ("racks", seat))
+        if to_board:
+            self._touch_sorted([a for a in everyone if a != seat], "unseen", to_board, ())
+        if bag:
+            self._touch_sorted((seat,), "unseen", drawn, returned)
 
     # -- stand-ins: the room's COMP plays an away player's turns ---------------------
 
@@ -803,12 +875,14 @@ class Mathable(Game):
         self._check_standin_seat(seat)
         self.standins.add(seat)
         self.stood_in.add(seat)
+        self._touch("standins")
         return [{"e": "stand_in", "seat": seat}]
 
     def stand_back(self, seat: int, now: float) -> list[Event]:
         """``seat``'s player takes the seat back from its stand-in."""
         self._check_standin_seat(seat)
         self.standins.discard(seat)
+        self._touch("standins")
         return [{"e": "stand_back", "seat": seat}]
 
     @property
@@ -848,32 +922,7 @@ class Mathable(Game):
 
     def state_view(self, seat: int | None) -> dict[str, Any]:
         """Board, racks as ``seat`` may see them, the tiles it cannot see, and the turn."""
-        over = self.end_reason is not None
-        return {
-            "board": self._view_rows(self.board),
-            "squares": _SQUARE_CODES,
-            "racks": [
-                list(rack) if self.open_racks or i == seat else None
-                for i, rack in enumerate(self.racks)
-            ],
-            "rack_sizes": [len(rack) for rack in self.racks],
-            "racks_open": self.open_racks,
-            "bag": len(self.bag),
-            "unseen": self.unseen(seat),
-            "turn": {
-                "seat": None if over else self.turn_seat,
-                "placed": [[r, c] for r, c in self.turn_placed],
-                "draws": self.draws_left,
-                "can_exchange": not over and not self.turn_placed and bool(self.bag),
-            },
-            "turn_seconds": self.turn_seconds,
-            "deadline": self.next_deadline(),
-            "tiles_placed": list(self.tiles_placed),
-            "quit_votes": sorted(self.quit_votes),
-            "hinted": sorted(self.hinted),
-            "standins": sorted(self.standins),
-            "penalties": None if self.penalties is None else list(self.penalties),
-        }
+        return self.fields_view(seat)
 
     def revealed(self) -> dict[str, Any]:
         """Every rack, when racks are hidden."""
@@ -938,6 +987,40 @@ Mathable.actions = action_table(
         doc="vote to end the game; it ends when every human seat votes yes",
     ),
 )
+
+
+def _read_turn(game: Mathable, seat: int | None) -> dict[str, Any]:
+    """The view's ``turn``: whose it is, what it placed, its draws, whether it may exchange."""
+    over = game.end_reason is not None
+    return {
+        "seat": None if over else game.turn_seat,
+        "placed": [[r, c] for r, c in game.turn_placed],
+        "draws": game.draws_left,
+        "can_exchange": not over and not game.turn_placed and bool(game.bag),
+    }
+
+
+# Each field of the view read alone (Game.state_fields): a compact update reads only the
+# fields a step recorded (Mathable._touch), for each audience.
+Mathable.state_fields = {
+    "board": lambda game, seat: game._view_rows(game.board),
+    "squares": lambda game, seat: _SQUARE_CODES,
+    "racks": lambda game, seat: [
+        list(rack) if game.open_racks or i == seat else None for i, rack in enumerate(game.racks)
+    ],
+    "rack_sizes": lambda game, seat: [len(rack) for rack in game.racks],
+    "racks_open": lambda game, seat: game.open_racks,
+    "bag": lambda game, seat: len(game.bag),
+    "unseen": lambda game, seat: game.unseen(seat),
+    "turn": _read_turn,
+    "turn_seconds": lambda game, seat: game.turn_seconds,
+    "deadline": lambda game, seat: game.next_deadline(),
+    "tiles_placed": lambda game, seat: list(game.tiles_placed),
+    "quit_votes": lambda game, seat: sorted(game.quit_votes),
+    "hinted": lambda game, seat: sorted(game.hinted),
+    "standins": lambda game, seat: sorted(game.standins),
+    "penalties": lambda game, seat: None if game.penalties is None else list(game.penalties),
+}
 
 
 def _check_tiles(where: str, tiles: Iterable[Any]) -> None:
