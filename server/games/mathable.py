@@ -816,7 +816,8 @@ class Mathable(Game):
 
     # -- what a step changed, for the compact updates (Game._touch) -----------------
 
-    _TURN_KEYS = ("seat", "placed", "draws", "can_exchange")
+    _TURN_KEYS: ClassVar[tuple[str, ...]] = ("seat", "placed", "draws", "can_exchange")
+    """The keys of the view's ``turn``, in its order (:func:`_read_turn`)."""
 
     def _turn_now(self) -> tuple[Any, ...]:
         """The view's ``turn`` fields (:data:`_TURN_KEYS`) and ``deadline``, as they are now."""
