@@ -782,7 +782,7 @@ class Game(ABC):
         read = self.view_readers().get(key)
         if read is not None:
             return read(self, seat)
-        if key in _COMMON or self.state_fields:  # the fields read above are the whole view
+        if key in _COMMON or self.state_fields:  # a tracking engine's readers: its whole view
             raise KeyError(key)  # not this game's (paused), or not now (undos)
         if self._paused is not None and key in self.hidden_when_paused:
             return None

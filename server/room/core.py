@@ -1504,13 +1504,20 @@ def tracked_patch(
 
 
 def _sorted_ops(value: list[Any], gone: list[Any], came: list[Any], place: int) -> Patch:
-    """The splices that make the sorted list ``value`` held before (``gone`` in it, ``came``
-    not) the ``value`` now: each item gone removed where it stood, then each item come put
-    where it goes (``["~", [place], i, 1, []]``, ``["~", [place], i, 0, [item]]``).
+    """The splices that turn the sorted list a client holds (``value`` with the items
+    ``gone`` in it and those that ``came`` not) into ``value``: each item gone removed
+    where it stood, then each item come put where it goes (``["~", [place], i, 1, []]``,
+    ``["~", [place], i, 0, [item]]``).
 
     A placed tile leaves a list of some 80 unseen tiles: one operation found by bisection,
-    where comparing the two lists item by item costs a walk of both.
+    where comparing the two lists item by item costs a walk of both. An item recorded as
+    gone and as come in one step (come and gone again, or the other way) is no change.
     """
+    if gone and came:
+        both = collections.Counter(gone) & collections.Counter(came)
+        if both:
+            gone = list((collections.Counter(gone) - both).elements())
+            came = list((collections.Counter(came) - both).elements())
     came = sorted(came)
     held = list(value)
     for item in came:  # what it was between: the items come taken out

@@ -11,6 +11,7 @@ refused actions mixed in, to the end when they get there.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -30,7 +31,7 @@ from tilehall.server.games.base import (
     stand_in,
     step,
 )
-from tilehall.server.room.core import places_of, timed, tracked_patch
+from tilehall.server.room.core import _sorted_ops, places_of, timed, tracked_patch
 from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
 
 SETUPS: dict[str, list[tuple[dict[str, Any], int]]] = {
@@ -165,3 +166,27 @@ def test_a_game_that_does_not_track_says_so(game):
     engine, _ = step(game, record, None, JournalEntry(room="r1", seq=1, seat=None, action=START,
                                                       now=0.0))  # fmt: skip
     assert engine.take_changes() is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    held=st.lists(st.integers(0, 12), max_size=30),
+    data=st.data(),
+)
+def test_a_sorted_lists_record_becomes_splices_that_rebuild_it(held, data):
+    """Items gone from and come into a sorted list (duplicates included) become splices that
+    turn the list the client holds into the new one; an item recorded as both gone and come
+    in one step (come and gone again, or the other way) changes nothing."""
+    held.sort()
+    gone = data.draw(st.permutations(held)).copy()[: data.draw(st.integers(0, len(held)))]
+    came = data.draw(st.lists(st.integers(0, 12), max_size=8))
+    new = sorted((Counter(held) - Counter(gone) + Counter(came)).elements())
+    both = data.draw(st.lists(st.integers(0, 12), max_size=3))  # recorded both ways
+    rng = random.Random(data.draw(st.integers(0, 2**16)))
+    gone_rec, came_rec = gone + both, came + both
+    rng.shuffle(gone_rec)
+    rng.shuffle(came_rec)
+    ops = _sorted_ops(new, gone_rec, came_rec, 0)
+    assert apply([held], ops) == [new]
+    net = (Counter(gone) - Counter(came)) + (Counter(came) - Counter(gone))
+    assert len(ops) == net.total(), "one splice an item that really went or came"
