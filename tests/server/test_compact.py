@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from tilehall.protocol import encode, patch
 from tilehall.server.bots import find_bot
 from tilehall.server.games import ishido
+from tilehall.server.games.mathable import Mathable
 
 from tests.helpers import Raw, ServerProcess
 from tests.memory import House, MemoryMember
@@ -153,6 +154,19 @@ def median_update(member: MemoryMember, kind: str) -> int:
     sizes = sorted(len(encode(f)) for f in member.frames if f["t"] == "update" and kind in f)
     assert len(sizes) > 10
     return sizes[len(sizes) // 2]
+
+
+async def test_a_game_that_does_not_track_is_diffed_for_every_audience(tmp_path, monkeypatch):
+    """A game whose engine keeps no record of its changes (a plugin's may not) has each
+    audience's view built and diffed: Mathable made so, hidden racks and a turn clock, every
+    compact member's views against its whole-view twin's."""
+    monkeypatch.setattr(Mathable, "tracks_changes", False)
+    house = await House.open(tmp_path, bot_delay=0)
+    try:
+        compact, _ = await play(house, "mathable", 5, 40)
+    finally:
+        await house.close()
+    assert any("patch" in f for f in compact.frames)
 
 
 async def test_a_mathable_update_with_a_patch_is_under_a_sixth_of_a_whole_one(tmp_path):
