@@ -76,10 +76,9 @@ Path = str | tuple[str | int, ...]
 class Only(NamedTuple):
     """A change in the views of some audiences only (:meth:`Game._touch_only`).
 
-    A game of hidden racks changes what one seat sees and not what the others do:
-    a tile drawn moves from the bag to a rack, so the drawer's ``unseen`` shrinks
-    and nobody else's changes. Recorded for every audience, the unchanged field
-    would travel to each of them again, whole.
+    A tile drawn into a hidden rack changes its owner's view of the rack; the
+    others see null there before and after. Recorded for every audience, the
+    unchanged value would travel to each of them again.
     """
 
     seats: frozenset[int | None]
