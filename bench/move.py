@@ -90,7 +90,7 @@ from tilehall.server.room.events import Act, Append, Appended, Join, Write, Writ
 from tilehall.server.store import open_store
 from tilehall.server.store.records import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
 
-__all__ = ["core_run", "main", "room_run", "steps"]
+__all__ = ["cheapest_bot", "core_run", "main", "room_run", "steps"]
 
 STEPS = (
     "decode",
@@ -105,11 +105,13 @@ STEPS = (
 )
 
 
-def _bot(game: str, level: str | None, rng: random.Random) -> Any:
+def cheapest_bot(game: str, level: str | None, rng: random.Random, budget: float = 0.001) -> Any:
+    """A bot of ``game`` at ``level``, or (None) its quickest level: a bench times the
+    server's work, not the thinking."""
     levels = ("greedy", "easy", "normal") if level is None else (level,)
     for name in levels:
         try:
-            return find_bot(game, name)(rng=rng, budget=0.001)
+            return find_bot(game, name)(rng=rng, budget=budget)
         except KeyError:
             continue
     raise SystemExit(f"no bot for {game} at {level}")
@@ -155,7 +157,7 @@ def steps(
         start = JournalEntry(room=record.id, seq=1, seat=None, action=START, now=now)
         engine, _ = step(game, record, None, start)
         engine.take_changes()
-        bot = _bot(game_name, level, random.Random(rng.randrange(2**31)))
+        bot = cheapest_bot(game_name, level, random.Random(rng.randrange(2**31)))
         held = engine.view(0)
         if compact and game.tracks_changes:
             return [record, engine, bot, places_of(held), 1]
@@ -292,7 +294,7 @@ def core_run(game_name: str, moves: int, *, compact: bool, level: str | None, se
                 elif type(effect) is Write and effect.status is None:
                     more += core.handle(Written(None), now)
             effects = more
-        return [core, member, _bot(game_name, level, random.Random(rng.randrange(2**31)))]
+        return [core, member, cheapest_bot(game_name, level, random.Random(rng.randrange(2**31)))]
 
     tables = [deal() for _ in range(games)]
     cpu = done = 0
@@ -458,7 +460,7 @@ async def room_run(
     async def play(i: int) -> None:
         nonlocal client, moves, games, playing
         rng = random.Random(i)
-        bot = _bot(game_name, level, rng)
+        bot = cheapest_bot(game_name, level, rng)
         member = _Quiet(f"m{i}", compact)
         await call(member, {"t": "hello", "v": 1, "name": f"move{i}", "compact": compact})
         first = True

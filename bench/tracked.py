@@ -22,23 +22,14 @@ import sys
 import time
 from typing import Any
 
-from tilehall.server.bots import find_bot
 from tilehall.server.games import find_game
 from tilehall.server.games.base import START, step
 from tilehall.server.room.core import places_of, timed, tracked_patch, view_patch
 from tilehall.server.store.records import JournalEntry, RoomRecord, SeatRecord
 
+from bench.move import cheapest_bot
+
 __all__ = ["main", "run"]
-
-
-def _cheapest_bot(game_name: str) -> Any:
-    """The game's quickest bot level: the bench times the patches, not the thinking."""
-    for level in ("easy", "greedy", "normal"):
-        try:
-            return find_bot(game_name, level)
-        except KeyError:
-            continue
-    raise SystemExit(f"{game_name} has none of the levels easy, greedy, normal")
 
 
 def run(
@@ -63,7 +54,7 @@ def run(
         audiences: list[int | None] = [*range(seats), None]
         views = {a: timed(engine.view(a), now) for a in audiences}
         places = {a: places_of(views[a]) for a in audiences}
-        bot = _cheapest_bot(game_name)(rng=rng, budget=0.01)
+        bot = cheapest_bot(game_name, None, rng, budget=0.01)
         for seq in range(2, moves + 2):
             if engine.status.value != "playing":
                 break
