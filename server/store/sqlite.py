@@ -2,10 +2,12 @@
 
 Every SQLite call runs on one dedicated thread that owns the connection, so the
 event loop never blocks on disk. The loop hands it work through one queue:
-journal appends as bare rows, everything else as calls. Journal appends are
-group-committed: while one batch is being committed, new rows queue up and the
-thread takes all of them for the next transaction, so many rooms acting at once
-share one fsync. WAL mode keeps readers and the writer out of each other's way.
+journal appends as bare rows, writes as transactions to run, reads as calls.
+Writes are group-committed: while one group is being committed, new rows and
+write transactions queue up and the thread takes all of them for the next
+transaction, each write in a savepoint of its own, so many rooms acting,
+starting and ending at once share one fsync. WAL mode keeps readers and the
+writer out of each other's way.
 """
 
 from __future__ import annotations
@@ -61,8 +63,14 @@ __all__ = ["SQLiteStore"]
 T = TypeVar("T")
 
 _Work = tuple[Callable[..., Any] | None, Any, "asyncio.Future[Any]"]
-"""What the store's thread is handed: ``(fn, args, future)`` for a call, or
-``(None, row, future)`` for a journal row to commit with the others queued."""
+"""What the store's thread is handed: ``(fn, args, future)`` for a call,
+``(None, row, future)`` for a journal row, or ``(_WRITE, work, future)`` for a
+write transaction (``work(db)``); rows and writes are committed with the others
+queued."""
+
+
+def _WRITE() -> None:
+    """Marks a queued write transaction (never called)."""
 
 
 log = logging.getLogger(__name__)
@@ -300,24 +308,40 @@ class SQLiteStore(Store):
             raise StoreUnavailable(f"SQLite: {exc}") from exc
         return result
 
-    def _serve(self) -> None:
-        """The store's thread: calls one at a time, journal rows in groups.
+    async def _transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run the write transaction ``work(db)``, committed with the group it joins.
 
-        A journal row is committed together with every row queued behind it up
-        to the next call, in one transaction (see :meth:`_append_rows`), and the
-        loop is woken once for the whole group. The executor call per batch that
-        this replaces cost the loop a task, two futures and their callbacks each
-        time, and left the thread idle while the loop got round to the next batch.
+        What SQLite cannot do is StoreUnavailable, as for :meth:`_run`; a
+        constraint ``work`` breaks (IntegrityError) is its own, its changes undone.
+        """
+        try:
+            result: T = await self._submit(_WRITE, work)
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"SQLite: {exc}") from exc
+        return result
+
+    def _serve(self) -> None:
+        """The store's thread: calls one at a time, journal rows and writes in groups.
+
+        A journal row or a write transaction is committed together with every row
+        and write queued behind it up to the next call, in one transaction (see
+        :meth:`_commit`), and the loop is woken once for the whole group. The
+        executor call per batch that this replaces cost the loop a task, two
+        futures and their callbacks each time, and left the thread idle while the
+        loop got round to the next batch; a write apart from the rows cost its own
+        fsync, and the rows queued behind it waited for that one too.
         """
         get, get_nowait = self._queue.get, self._queue.get_nowait
         work = get()
         while work is not None:  # None: close() is done with the thread
             fn, arg, fut = work
-            if fn is not None:
+            if fn is not None and fn is not _WRITE:
                 _answer(fut, *_call(fn, arg))
                 work = get()
                 continue
-            rows, futs = [arg], [fut]
+            group = [work]
             queued = True
             while True:
                 try:
@@ -325,28 +349,106 @@ class SQLiteStore(Store):
                 except queue.Empty:
                     queued = False
                     break
-                if work is None or work[0] is not None:
+                if work is None or (work[0] is not None and work[0] is not _WRITE):
                     break  # done after this group, in the order it came
-                rows.append(work[1])
-                futs.append(work[2])
-            self._commit(rows, futs)
+                group.append(work)
+            self._commit(group)
             if not queued:
                 work = get()
 
-    def _commit(self, rows: list[tuple[Any, ...]], futs: list[asyncio.Future[None]]) -> None:
-        """On the store's thread: commit one group of rows, then wake the loop once for all."""
-        kept: list[bool] | None = None
-        failed: BaseException | None = None
+    def _commit(self, group: list[_Work]) -> None:
+        """On the store's thread: commit one group, then wake the loop once for all of it.
+
+        As few statements as the group allows: the sqlite3 module lets go of the
+        GIL around every statement it steps and must take it back after, while
+        the event loop's thread holds it, so each statement costs both threads a
+        hand-off, and the store's thread waits up to the interpreter's switch
+        interval for each (before journal rows became one statement, ~9 % of the
+        loop's samples were such waits). So the writes run first, each as it is,
+        then every row in one statement (:func:`_insert_many`), in one
+        transaction; rows alone that fit one statement are that statement, its
+        own transaction. Should anything in it be refused (a taken seq, a name, a
+        room id), nothing of it was kept, and the group is done again the careful
+        way (:meth:`_commit_all`) to learn what. Rows come after the writes queued
+        with them, so a room made in the group is there for its first row; nothing
+        a write does depends on rows of the same group (reads are calls, never
+        grouped).
+        """
+        db = self.db
+        rows = [row for fn, row, _ in group if fn is None]
+        writes = len(group) - len(rows)
+        answers: list[tuple[Any, BaseException | None]] | None = None
         try:
-            kept = self._append_rows(rows)
-        except sqlite3.IntegrityError as exc:
-            failed = exc
+            if not writes and len(rows) <= _INSERT_CHUNK:
+                _insert_many(db, rows)
+                answers = [(True, None)] * len(group)
+            else:
+                db.execute("BEGIN IMMEDIATE")
+                made = [arg(db) if fn is not None else True for fn, arg, _ in group]
+                for start in range(0, len(rows), _INSERT_CHUNK):
+                    _insert_many(db, rows[start : start + _INSERT_CHUNK])
+                db.execute("COMMIT")
+                answers = [(result, None) for result in made]
         except sqlite3.Error as exc:
-            failed = StoreUnavailable(f"SQLite: {exc}")
-            failed.__cause__ = exc
-        except Exception as exc:  # every waiter learns its row was not kept
-            failed = exc
-        _call_soon(futs[0], _settle_rows, rows, futs, kept, failed)
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            if not isinstance(exc, sqlite3.IntegrityError):  # the disk, a lock: all of it failed
+                answers = [(None, _unavailable(exc))] * len(group)
+        except Exception:  # a write's own refusal (a name taken): the careful way says whose
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+        if answers is None:
+            answers = self._commit_all(group)
+        _call_soon(group[0][2], _settle_group, group, answers)
+
+    def _commit_all(self, group: list[_Work]) -> list[tuple[Any, BaseException | None]]:
+        """Commit ``group`` in one transaction; each item's answer, in order.
+
+        A row's answer is whether it went in (a taken seq does not); a write's is
+        its result, or what it raised, its own changes then undone alone (a
+        savepoint each), the others kept: a name taken does not cost another
+        room its move. Anything else that fails (the disk full, the commit
+        itself) fails every item of the group, none of it written.
+        """
+        db = self.db
+        answers: list[tuple[Any, BaseException | None]] = []
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            i = 0
+            while i < len(group):
+                fn, arg, _ = group[i]
+                if fn is None:  # a run of rows: as few statements as the chunks
+                    j = i
+                    while j < len(group) and group[j][0] is None:
+                        j += 1
+                    kept = _insert(db, [row for _, row, _ in group[i:j]])
+                    answers += [(ok, None) for ok in kept]
+                    i = j
+                    continue
+                db.execute("SAVEPOINT write")
+                try:
+                    answers.append((arg(db), None))
+                except sqlite3.IntegrityError as exc:
+                    db.execute("ROLLBACK TO write")
+                    answers.append((None, exc))
+                except sqlite3.Error:
+                    raise  # the transaction itself may be gone: the whole group fails
+                except Exception as exc:  # the write's own fault: its changes undone alone
+                    db.execute("ROLLBACK TO write")
+                    answers.append((None, exc))
+                db.execute("RELEASE write")
+                i += 1
+            db.execute("COMMIT")
+        except Exception as exc:
+            # A failed COMMIT (a full disk) leaves the transaction open; a ROLLBACK
+            # that fails too must not hide the first error.
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            return [(None, _unavailable(exc))] * len(group)
+        return answers
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -398,24 +500,6 @@ class SQLiteStore(Store):
             self._thread.join()
             self._thread = None
 
-    def _append_rows(self, rows: list[tuple[Any, ...]]) -> list[bool]:
-        """Commit one group of journal rows; which went in.
-
-        The sqlite3 module lets go of the GIL around every statement it steps
-        and must take it back after, while the event loop's thread holds it:
-        each statement costs both threads a hand-off (before this, ~9 % of the
-        loop's samples were such waits). So a group that fits one statement is
-        one statement, its own transaction and its own commit; a larger group,
-        or one with a refused row, takes the slower way.
-        """
-        if len(rows) > _INSERT_CHUNK:
-            return self._tx(lambda db: _insert(db, rows))
-        try:
-            _insert_many(self.db, rows)
-        except sqlite3.IntegrityError:  # nothing was written: find the refused rows
-            return self._tx(lambda db: _insert_each(db, rows))
-        return [True] * len(rows)
-
     def _tx(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
@@ -435,7 +519,7 @@ class SQLiteStore(Store):
         def work(db: sqlite3.Connection) -> None:
             db.execute("INSERT OR REPLACE INTO health(k, at) VALUES (1, julianday('now'))")
 
-        await self._run(self._tx, work)
+        await self._transact(work)
 
     # -- players -------------------------------------------------------------------
 
@@ -451,7 +535,7 @@ class SQLiteStore(Store):
             db.execute(Q.add_token, (token_hash, row[0], now))
             return PlayerRecord(id=row[0], name=name)
 
-        return await self._run(self._tx, work)
+        return await self._transact(work)
 
     async def player_by_token(self, token_hash: bytes) -> PlayerRecord | None:
         def work() -> PlayerRecord | None:
@@ -471,25 +555,25 @@ class SQLiteStore(Store):
                     raise RoomTaken(room.id) from None
                 raise
 
-        await self._run(self._tx, work)
+        await self._transact(work)
 
     async def set_seats(self, room: str, seats: Sequence[SeatRecord]) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute(Q.set_seats, (seats_json(seats), room))
 
-        await self._run(self._tx, work)
+        await self._transact(work)
 
     async def set_status(self, room: str, status: str) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute(Q.set_status, (status, room))
 
-        await self._run(self._tx, work)
+        await self._transact(work)
 
     async def set_fill(self, room: str, at: float) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute(Q.set_fill, (at, room))
 
-        await self._run(self._tx, work)
+        await self._transact(work)
 
     async def unfinished_rooms(self, node: str = "") -> list[RoomRecord]:
         def work() -> list[RoomRecord]:
@@ -503,7 +587,7 @@ class SQLiteStore(Store):
             row = db.execute(Q.claim_room, (new_node, room, old_node)).fetchone()
             return room_from_row(row) if row else None
 
-        return await self._run(self._tx, work)
+        return await self._transact(work)
 
     async def room(self, room: str) -> RoomRecord | None:
         def work() -> RoomRecord | None:
@@ -526,14 +610,14 @@ class SQLiteStore(Store):
             db.execute(Q.keep_secret, (name, new))
             return str(db.execute(Q.secret, (name,)).fetchone()[0])
 
-        return await self._run(self._tx, work)
+        return await self._transact(work)
 
     async def daily_try(self, game: str, day: str, player: int, room: str) -> str:
         def work(db: sqlite3.Connection) -> str:
             db.execute(Q.daily_try, (game, day, player, room))
             return str(db.execute(Q.daily_try_room, (game, day, player)).fetchone()[0])
 
-        return await self._run(self._tx, work)
+        return await self._transact(work)
 
     async def daily_rooms(self, game: str, day: str, player: int) -> list[RoomRecord]:
         def work() -> list[RoomRecord]:
@@ -546,7 +630,7 @@ class SQLiteStore(Store):
             n = db.execute(Q.purge_day_scores, ("daily-" + oldest,)).rowcount
             return n + db.execute(Q.purge_day_tries, (oldest,)).rowcount
 
-        return await self._run(self._tx, work)
+        return await self._transact(work)
 
     # -- journal -------------------------------------------------------------------
 
@@ -585,7 +669,7 @@ class SQLiteStore(Store):
             db.execute(Q.add_chat, (line.room, line.name, line.text, line.at))
             db.execute(Q.trim_chat, (line.room, line.room, keep))
 
-        await self._run(self._tx, work)
+        await self._transact(work)
 
     async def chat(self, room: str, limit: int = CHAT_KEPT) -> list[ChatLine]:
         def work() -> list[ChatLine]:
@@ -614,7 +698,7 @@ class SQLiteStore(Store):
             if rated is not None:
                 _rate(db, rated, now)
 
-        await self._run(self._tx, work)
+        await self._transact(work)
 
     async def top_scores(
         self, game: str, table: str, limit: int = 10, *, bots: bool = False
@@ -666,13 +750,13 @@ class SQLiteStore(Store):
         def work(db: sqlite3.Connection) -> int:
             return db.execute(sql, args).rowcount
 
-        return await self._run(self._tx, work)
+        return await self._transact(work)
 
     async def mark_bot(self, player: int) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute(Q.mark_bot, (player,))
 
-        await self._run(self._tx, work)
+        await self._transact(work)
 
     async def best_of(self, game: str, player: int) -> list[ScoreRecord]:
         def work() -> list[ScoreRecord]:
@@ -727,7 +811,7 @@ class SQLiteStore(Store):
                 db.executemany(f"DELETE FROM {table} WHERE room = ?", [(r,) for r in rooms])
             return len(rooms)
 
-        return await self._run(self._tx, work)
+        return await self._transact(work)
 
     async def purge_showcases(self, finished_before: float, batch: int = 100) -> int:
         def work(db: sqlite3.Connection) -> int:
@@ -738,7 +822,7 @@ class SQLiteStore(Store):
             db.executemany("DELETE FROM rooms WHERE id = ?", rooms)
             return len(rooms)
 
-        return await self._run(self._tx, work)
+        return await self._transact(work)
 
     # -- ratings -----------------------------------------------------------------------
 
@@ -855,25 +939,30 @@ def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) ->
         fut.set_exception(exc)
 
 
-def _settle_rows(
-    rows: list[tuple[Any, ...]],
-    futs: list[asyncio.Future[None]],
-    kept: list[bool] | None,
-    exc: BaseException | None,
-) -> None:
-    """On the loop: a group of journal rows committed (those ``kept``), or all failed."""
-    if kept is None:
-        for fut in futs:
-            if not fut.done():
-                fut.set_exception(exc or StoreUnavailable("SQLite: journal write failed"))
-        return
-    for row, fut, ok in zip(rows, futs, kept, strict=True):
+def _settle_group(group: list[_Work], answers: list[tuple[Any, BaseException | None]]) -> None:
+    """On the loop: a group committed. A row's future learns whether it went in (a taken
+    seq is refused), a write's its result or error; a waiter gone (cancelled) is skipped."""
+    for (fn, arg, fut), (result, exc) in zip(group, answers, strict=True):
         if fut.done():
             continue
-        if ok:
+        if exc is not None:
+            fut.set_exception(exc)
+        elif fn is not None:
+            fut.set_result(result)
+        elif result:
             fut.set_result(None)
         else:
-            fut.set_exception(AppendRefused(f"room {row[0]}: seq {row[1]} is taken"))
+            fut.set_exception(AppendRefused(f"room {arg[0]}: seq {arg[1]} is taken"))
+
+
+def _unavailable(exc: BaseException) -> BaseException:
+    """What a group's failure tells each of its waiters: SQLite's errors as the store
+    being unavailable (a row's waiter is told as a write's would be by :meth:`_write`)."""
+    if isinstance(exc, sqlite3.Error) and not isinstance(exc, sqlite3.IntegrityError):
+        failed = StoreUnavailable(f"SQLite: {exc}")
+        failed.__cause__ = exc
+        return failed
+    return exc
 
 
 _INSERT_CHUNK = 199

@@ -248,8 +248,59 @@ async def test_concurrent_appends_are_group_committed_durable_and_in_order(
         await other.close()
 
 
+async def test_writes_share_the_journals_commit_and_a_refused_one_costs_the_others_nothing(
+    tmp_path, monkeypatch
+):
+    """SQLite commits a room's other writes (a room made, a game's result, a player) with
+    the journal rows queued beside them, one fsync for all; a write refused there (a
+    room id taken, a name taken) is undone alone, and the rows and writes around it stay."""
+    store = await open_store(str(tmp_path / "store.sqlite3"))
+    try:
+        for rid in ("r1", "r2", "rtaken"):
+            await store.create_room(room_record(rid))
+        await store.create_player("Ada", b"t" * 32, 1.0)
+        commits = count_commits(store, monkeypatch)
+
+        async def append(e: JournalEntry) -> None:
+            await store.append(e)
+
+        # Tasks, so that each is queued in this order within one turn of the loop.
+        queued = [
+            asyncio.create_task(work)
+            for work in (
+                append(entry("r1", 1, n=1)),
+                store.create_room(room_record("r3")),
+                append(entry("r2", 1, n=2)),
+                store.create_room(room_record("rtaken")),  # refused: the id is kept
+                store.create_player("ada", b"u" * 32, 1.0),  # refused: the name is taken
+                append(entry("r1", 2, n=3)),
+                store.finish_room("r2", {"winners": [0]}, [], 9.0),
+                store.create_player("Grace", b"v" * 32, 1.0),
+                append(entry("r3", 1, n=4)),  # in the room made in the same group
+            )
+        ]
+        got = await asyncio.gather(*queued, return_exceptions=True)
+        assert isinstance(got[3], RoomTaken) and isinstance(got[4], NameTaken), got
+        assert not [g for i, g in enumerate(got) if i not in (3, 4) and isinstance(g, Exception)]
+        assert commits[0] <= 2, commits  # the first item may go alone while the rest queue
+    finally:
+        await store.close()
+    again = await open_store(str(tmp_path / "store.sqlite3"))  # durable, as answered
+    try:
+        assert [e.action["n"] for e in await again.journal("r1")] == [1, 3]
+        assert [e.action["n"] for e in await again.journal("r3")] == [4]
+        r2 = await again.room("r2")
+        assert r2 is not None and r2.status == "over"
+        assert await again.player_by_name("Grace") is not None
+        assert (await again.room("rtaken")) == room_record("rtaken")
+        ada = await again.player_by_name("ADA")
+        assert ada is not None and ada.name == "Ada"
+    finally:
+        await again.close()
+
+
 def count_commits(store: Store, monkeypatch) -> list[int]:
-    """Count the journal's batch inserts (one transaction each)."""
+    """Count the journal's group commits (one transaction each)."""
     commits = [0]
     if type(store).__name__ == "PostgresStore":
         real = store._insert
@@ -260,13 +311,13 @@ def count_commits(store: Store, monkeypatch) -> list[int]:
 
         monkeypatch.setattr(store, "_insert", counted)
     else:
-        real_fn = store._append_rows
+        real_fn = store._commit
 
-        def counted_fn(rows):
+        def counted_fn(group):
             commits[0] += 1
-            return real_fn(rows)
+            return real_fn(group)
 
-        monkeypatch.setattr(store, "_append_rows", counted_fn)
+        monkeypatch.setattr(store, "_commit", counted_fn)
     return commits
 
 
