@@ -39,6 +39,18 @@ the act and of its commit, with no event loop, shell, lobby or journal. ``--door
 prints it too: the steps, the core, the rooms, so that the door's cost splits into
 the core's bookkeeping and the loop's.
 
+``--door N`` takes the three like for like, a move against a move:
+
+- the same ``N`` games taken in turn, one move each, so that each finds its game's
+  objects as cold as a room's move does;
+- the bot of the steps and of the core chooses from a copy of the view it holds
+  packed, as a room's client does, not from the engine: reading the engine just
+  before the timed step would warm the game's objects for it (4-6 us a move);
+- the rooms' figure holds each game's own work too (its create, join, start and
+  end, with the result and scores kept), which the steps and the core deal outside
+  their clocks: ``N`` rooms making games of one ``quit`` each measure it per game in
+  the same sitting, and :func:`per_move` takes it out. Both figures are printed.
+
 Two switches of ``--room`` tell apart what the door's code costs from what
 the rooms' interleaving costs (see tests/perf/RESULTS.md, "The door: code or
 caches"):
@@ -90,7 +102,7 @@ from tilehall.server.room.events import Act, Append, Appended, Join, Write, Writ
 from tilehall.server.store import open_store
 from tilehall.server.store.records import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
 
-__all__ = ["cheapest_bot", "core_run", "main", "room_run", "steps"]
+__all__ = ["cheapest_bot", "core_run", "main", "per_move", "room_run", "steps"]
 
 STEPS = (
     "decode",
@@ -159,9 +171,10 @@ def steps(
         engine.take_changes()
         bot = cheapest_bot(game_name, level, random.Random(rng.randrange(2**31)))
         held = engine.view(0)
+        seen = msgpack.packb(held)  # the bot's own copy, as a room's client holds it
         if compact and game.tracks_changes:
-            return [record, engine, bot, places_of(held), 1]
-        return [record, engine, bot, held, 1]
+            return [record, engine, bot, places_of(held), 1, seen]
+        return [record, engine, bot, held, 1, seen]
 
     tables = [deal() for _ in range(games)]
     wanted = template_fields(game.derived_events)
@@ -169,8 +182,9 @@ def steps(
         for i, table in enumerate(tables):
             if done >= moves:
                 break
-            record, engine, bot, before, seq = table
-            action = bot.choose(engine.view(0)) if engine.status.value == "playing" else None
+            record, engine, bot, before, seq, seen = table
+            playing = engine.status.value == "playing"
+            action = bot.choose(msgpack.unpackb(seen)) if playing else None
             if action is None:
                 tables[i] = deal()
                 continue
@@ -230,7 +244,7 @@ def steps(
                 before = places_of(view)  # the whole view went: its keys are held
             elif tracked is None:
                 before = view
-            tables[i] = [record, engine, bot, before, seq]
+            tables[i] = [record, engine, bot, before, seq, msgpack.packb(engine.view(0))]
             done += 1
     out = {name: round(ns / done / 1000, 2) for name, ns in took.items()}
     out["total"] = round(sum(took.values()) / done / 1000, 2)
@@ -294,18 +308,19 @@ def core_run(game_name: str, moves: int, *, compact: bool, level: str | None, se
                 elif type(effect) is Write and effect.status is None:
                     more += core.handle(Written(None), now)
             effects = more
-        return [core, member, cheapest_bot(game_name, level, random.Random(rng.randrange(2**31)))]
+        bot = cheapest_bot(game_name, level, random.Random(rng.randrange(2**31)))
+        return [core, member, bot, _held(core)]
 
     tables = [deal() for _ in range(games)]
     cpu = done = 0
     while done < moves:
-        for i, (core, member, bot) in enumerate(tables):
+        for i, (core, member, bot, seen) in enumerate(tables):
             if done >= moves:
                 break
             engine = core.engine
             action = None
             if engine is not None and engine.status.value == "playing":
-                action = bot.choose(engine.view(0))
+                action = bot.choose(msgpack.unpackb(seen))
             if action is None:
                 tables[i] = deal()
                 continue
@@ -320,9 +335,21 @@ def core_run(game_name: str, moves: int, *, compact: bool, level: str | None, se
             cpu += time.thread_time_ns() - c0
             if not appends:  # a refused move would make the figure a refusal's
                 raise RuntimeError(f"room {core.id} refused {action}: {effects}")
+            tables[i][3] = _held(core)
             done += 1
     return {"game": game_name, "compact": compact, "games": games, "moves": done,
             "cpu_us_per_move": round(cpu / done / 1000, 2)}  # fmt: skip
+
+
+def _held(core: RoomCore) -> bytes:
+    """Seat 0's view packed: the copy a client holds between moves, which its bot reads.
+
+    Not the engine itself: a bot that read the engine just before the timed step
+    would bring the game's objects into the CPU's caches for it, which a room's
+    client, holding its own copy, never does for the room.
+    """
+    assert core.engine is not None
+    return msgpack.packb(core.engine.view(0))  # type: ignore[no-any-return]
 
 
 class _Quiet:
@@ -371,7 +398,7 @@ class _Quiet:
 
 async def room_run(
     game_name: str, rooms: int, seconds: float, *, compact: bool, level: str | None,
-    profile: bool, journal: str = "sqlite", flush_mb: int = 0,
+    profile: bool, journal: str = "sqlite", flush_mb: int = 0, games_only: bool = False,
 ) -> dict:  # fmt: skip
     """``rooms`` rooms played at once through the real lobby and journal for ``seconds``.
 
@@ -408,6 +435,11 @@ async def room_run(
 
     ``journal="settled"`` and ``flush_mb`` are the diagnostics of the module's
     docstring; the door's figure is taken without them.
+
+    ``games_only``: each client quits its game at once, so every "move" is a whole
+    game's own door work (``create``, ``join``, the start, a ``quit`` and the game's
+    end: its result and scores kept), and ``loop_cpu_us_per_move`` is that per game.
+    ``--door`` takes it out of the rooms' figure (:func:`per_move`).
     """
     from tilehall.protocol.patch import apply
 
@@ -480,7 +512,7 @@ async def room_run(
                 if cold:
                     bytes(cold)  # streamed through the caches: what other rooms' work does
                 view = msgpack.unpackb(held)
-                action = bot.choose(view)
+                action = {"do": "quit"} if games_only else bot.choose(view)
                 if action is None:
                     break
                 rid = next(ids)
@@ -553,6 +585,21 @@ async def room_run(
         pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(35)
         out["profile"] = text.getvalue()
     return out
+
+
+def per_move(rooms: dict[str, Any], game_cpu: float) -> float:
+    """The loop's CPU for a move alone: the rooms' figure without each game's own work.
+
+    A room's window holds ``moves`` moves and, for each of the ``games`` games that
+    ended in it, that game's create, join, start and end (and, with as many games
+    begun as ended, about as many of those). ``game_cpu`` is a game of one ``quit``
+    measured apart (``room_run(games_only=True)``): a game's own work and one move.
+    So ``C = n x + g (G - x)``, and a move's ``x = (C - g G) / (n - g)``, where the
+    steps, which deal their games outside the clock, hold none of it.
+    """
+    n, g = rooms["moves"], rooms["games"]
+    total = rooms["loop_cpu_us_per_move"] * n
+    return (total - g * game_cpu) / (n - g)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -643,9 +690,22 @@ def main(argv: list[str] | None = None) -> None:
         ]
         room_cpu = min(r["loop_cpu_us_per_move"] for r in rooms)
         print(f"{a.door} rooms: the loop's CPU per move, the least of {a.repeat} runs of "
-              f"{a.seconds:g} s: {room_cpu:.1f} us")  # fmt: skip
-        print(f"the door: {room_cpu / med['cpu']:.2f}x its steps (CPU per move); "
-              f"the rooms over the core alone: {room_cpu / core_cpu:.2f}x")  # fmt: skip
+              f"{a.seconds:g} s: {room_cpu:.1f} us, with each game's own work "
+              f"({sum(r['moves'] for r in rooms) / sum(r['games'] for r in rooms):.0f} "
+              "moves a game)")  # fmt: skip
+        game_cpu = min(
+            asyncio.run(
+                room_run(a.game, a.door, a.seconds, compact=compact, level=a.level,
+                         profile=False, games_only=True)
+            )["loop_cpu_us_per_move"]
+            for _ in range(a.repeat)
+        )  # fmt: skip
+        move_cpu = min(per_move(r, game_cpu) for r in rooms)
+        print(f"{a.door} rooms making games of one quit: {game_cpu:.0f} us a game (create, "
+              f"join, start, quit, end); so a move alone: {move_cpu:.1f} us")  # fmt: skip
+        print(f"the door: {move_cpu / med['cpu']:.2f}x its steps (a move's CPU), "
+              f"{room_cpu / med['cpu']:.2f}x with each game's own work; "
+              f"the rooms over the core alone: {move_cpu / core_cpu:.2f}x")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import gc
 
 import pytest
 
-from bench.move import STEPS, core_run, room_run, steps
+from bench.move import STEPS, core_run, per_move, room_run, steps
 
 
 def test_steps_time_every_step_in_wall_and_thread_cpu() -> None:
@@ -57,3 +57,16 @@ async def test_the_diagnostics_play_too_and_say_so() -> None:
     )  # fmt: skip
     assert report["moves"] > 0 and report["client_us_per_move"] > 0, report
     assert (report["journal"], report["flush_mb"]) == ("settled", 1)
+
+
+@pytest.mark.slow
+async def test_games_of_one_quit_measure_a_games_own_work_and_per_move_takes_it_out() -> None:
+    """Every "move" of ``games_only`` is a whole game (one quit each ends it), and a room's
+    figure less those games' work is a move's, as the formula says."""
+    report = await room_run(
+        "ishido", 3, 0.5, compact=True, level=None, profile=False, games_only=True
+    )  # fmt: skip
+    assert report["moves"] > 0 and report["games"] >= report["moves"] - 3, report
+    rooms = {"moves": 1000, "games": 10, "loop_cpu_us_per_move": 110.0}
+    # 1,000 moves of 100 us and 10 games of 1,100 us (1,000 of their own work and a move)
+    assert per_move(rooms, 1100.0) == pytest.approx(100.0)
