@@ -64,8 +64,8 @@ T = TypeVar("T")
 
 _Work = tuple[Callable[..., Any] | None, Any, "asyncio.Future[Any]"]
 """What the store's thread is handed: ``(fn, args, future)`` for a call,
-``(None, row, future)`` for a journal row, or ``(_WRITE, work, future)`` for a
-write transaction (``work(db)``); rows and writes are committed with the others
+``(None, row, future)`` for a journal row, or ``(_WRITE, (work,), future)`` for
+a write transaction (``work(db)``); rows and writes are committed with the others
 queued."""
 
 
@@ -294,19 +294,9 @@ class SQLiteStore(Store):
         return fut
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn`` on the store's thread; what SQLite cannot do is StoreUnavailable.
-
-        A full disk, an I/O error, a lock held past the busy timeout: the write
-        did not happen (SQLite undoes a failed statement or transaction), but the
-        caller treats it as unknown and reads back, as with any store.
-        """
-        try:
-            result: T = await self._submit(fn, args)
-        except sqlite3.IntegrityError:
-            raise
-        except sqlite3.Error as exc:
-            raise StoreUnavailable(f"SQLite: {exc}") from exc
-        return result
+        """Run ``fn`` on the store's thread; what SQLite cannot do is StoreUnavailable
+        (:func:`_answer_of`)."""
+        return await _answer_of(self._submit(fn, args))
 
     async def _transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run the write transaction ``work(db)``, committed with the group it joins.
@@ -314,13 +304,7 @@ class SQLiteStore(Store):
         What SQLite cannot do is StoreUnavailable, as for :meth:`_run`; a
         constraint ``work`` breaks (IntegrityError) is its own, its changes undone.
         """
-        try:
-            result: T = await self._submit(_WRITE, work)
-        except sqlite3.IntegrityError:
-            raise
-        except sqlite3.Error as exc:
-            raise StoreUnavailable(f"SQLite: {exc}") from exc
-        return result
+        return await _answer_of(self._submit(_WRITE, (work,)))
 
     def _serve(self) -> None:
         """The store's thread: calls one at a time, journal rows and writes in groups.
@@ -384,7 +368,7 @@ class SQLiteStore(Store):
                 answers = [(True, None)] * len(group)
             else:
                 db.execute("BEGIN IMMEDIATE")
-                made = [arg(db) if fn is not None else True for fn, arg, _ in group]
+                made = [arg[0](db) if fn is not None else True for fn, arg, _ in group]
                 for start in range(0, len(rows), _INSERT_CHUNK):
                     _insert_many(db, rows[start : start + _INSERT_CHUNK])
                 db.execute("COMMIT")
@@ -429,7 +413,7 @@ class SQLiteStore(Store):
                     continue
                 db.execute("SAVEPOINT write")
                 try:
-                    answers.append((arg(db), None))
+                    answers.append((arg[0](db), None))
                 except sqlite3.IntegrityError as exc:
                     db.execute("ROLLBACK TO write")
                     answers.append((None, exc))
@@ -906,6 +890,22 @@ def _fill_skeletons(db: sqlite3.Connection) -> None:
         "UPDATE players SET name_key = ?, skeleton = ?, folded = ? WHERE id = ?",
         [(key, skel, folded, pid) for pid, key, skel, folded in new],
     )
+
+
+async def _answer_of(fut: asyncio.Future[T]) -> T:
+    """A call's or a write's answer; what SQLite cannot do is StoreUnavailable.
+
+    A full disk, an I/O error, a lock held past the busy timeout: the write did
+    not happen (SQLite undoes a failed statement or transaction), but the caller
+    treats it as unknown and reads back, as with any store. A constraint broken
+    (IntegrityError) is the caller's to read.
+    """
+    try:
+        return await fut
+    except sqlite3.IntegrityError:
+        raise
+    except sqlite3.Error as exc:
+        raise StoreUnavailable(f"SQLite: {exc}") from exc
 
 
 def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, BaseException | None]:
