@@ -5,9 +5,9 @@ event loop never blocks on disk. The loop hands it work through one queue:
 journal appends as bare rows, writes as transactions to run, reads as calls.
 Writes are group-committed: while one group is being committed, new rows and
 write transactions queue up and the thread takes all of them for the next
-transaction, each write in a savepoint of its own, so many rooms acting,
-starting and ending at once share one fsync. WAL mode keeps readers and the
-writer out of each other's way.
+transaction, so many rooms acting, starting and ending at once share one
+fsync; a write or row refused in it fails alone (:meth:`SQLiteStore._commit`).
+WAL mode keeps readers and the writer out of each other's way.
 """
 
 from __future__ import annotations
