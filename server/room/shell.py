@@ -170,9 +170,10 @@ class Room:
         self._began = (0.0, 0.0)
         """When the entry in flight was stepped, and when its append was asked for."""
         self._appending = 0
-        self._chat: deque[ChatLine] | None = None
-        """The room's latest chat lines, newest last: read from the store when first
-        needed (a room rebuilt after a restart has its chat there), then kept here."""
+        self._chat: deque[ChatLine] | None = deque(maxlen=CHAT_KEPT) if journal is None else None
+        """The room's latest chat lines, newest last: none yet in a room just made; a room
+        rebuilt (a restart, a takeover) has its chat in the store, read when first needed,
+        then kept here."""
         self._chat_lock = asyncio.Lock()
         """Held while a line is kept and sent, and while a member enters with the lines
         so far: each line reaches a newcomer once, in ``joined.chat`` or as a ``chat``."""
