@@ -22,12 +22,15 @@ import pytest
 from tilehall.server.games import find_game
 from tilehall.server.names.passwords import Hasher
 from tilehall.server.room import Room
+from tilehall.server.store import open_store
+from tilehall.server.store.errors import StoreUnavailable
 from tilehall.server.store.sqlite import SQLiteStore
 
 from tests.helpers import Raw, ServerProcess
 from tests.helpers import http_get as get
 from tests.memory import House, MemoryMember
 from tests.netfault import CutProxy
+from tests.server.store.test_store import entry, room_record
 from tests.services import PG_URL, PrivatePostgres, SmallDisk, pg_schema, require_postgres
 
 
@@ -117,6 +120,48 @@ async def test_a_full_disk_suspends_the_room_and_loses_nothing(disk):
         await replays_to(house, room, w.of("update", room)[-1]["view"])
     finally:
         await house.close()
+
+
+async def test_a_group_of_rows_and_writes_on_a_full_disk_fails_whole_and_keeps_nothing(disk):
+    """SQLite commits a room's writes with the journal rows queued beside them. On a full
+    disk every item of such a group is told ``unavailable`` (StoreUnavailable) and none of
+    it is kept, so no answer and no file disagree; once there is room, all of it goes in."""
+    store = await open_store(str(disk.path / "store.sqlite3"))
+    try:
+        await store.create_room(room_record("r1"))
+        await store.append(entry("r1", 1, n=1))
+
+        async def append(e):
+            await store.append(e)
+
+        def group():  # one turn of the loop: queued together, in this order
+            return [
+                asyncio.create_task(work)
+                for work in (
+                    append(entry("r1", 2, n=2)),
+                    store.create_room(room_record("r2")),
+                    store.create_player("Grace", b"g" * 32, 1.0),
+                    append(entry("r2", 1, n=3)),
+                    store.finish_room("r1", {"winners": [0]}, [], 9.0),
+                )
+            ]
+
+        disk.fill()
+        got = await asyncio.gather(*group(), return_exceptions=True)
+        assert all(isinstance(g, StoreUnavailable) for g in got), got
+        disk.free()
+        assert [e.seq for e in await store.journal("r1")] == [1]
+        assert await store.room("r2") is None
+        assert await store.player_by_name("Grace") is None
+        r1 = await store.room("r1")
+        assert r1 is not None and r1.status != "over"
+        got = await asyncio.gather(*group(), return_exceptions=True)
+        assert not [g for g in got if isinstance(g, BaseException)], got
+        assert [e.seq for e in await store.journal("r1")] == [1, 2]
+        assert [e.seq for e in await store.journal("r2")] == [1]
+        assert await store.player_by_name("Grace") is not None
+    finally:
+        await store.close()
 
 
 async def test_a_lock_held_past_the_busy_timeout_suspends_then_resumes(tmp_path):
