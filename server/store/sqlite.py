@@ -373,16 +373,11 @@ class SQLiteStore(Store):
                     _insert_many(db, rows[start : start + _INSERT_CHUNK])
                 db.execute("COMMIT")
                 answers = [(result, None) for result in made]
-        except sqlite3.Error as exc:
-            if db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-            if not isinstance(exc, sqlite3.IntegrityError):  # the disk, a lock: all of it failed
-                answers = [(None, _unavailable(exc))] * len(group)
-        except Exception:  # a write's own refusal (a name taken): the careful way says whose
-            if db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
+        except Exception as exc:
+            _roll_back(db)
+            if isinstance(exc, sqlite3.Error) and not isinstance(exc, sqlite3.IntegrityError):
+                answers = [(None, _unavailable(exc))] * len(group)  # the disk, a lock: all failed
+            # else a refusal (a taken seq, a name taken): the careful way says whose
         if answers is None:
             answers = self._commit_all(group)
         _call_soon(group[0][2], _settle_group, group, answers)
@@ -426,11 +421,7 @@ class SQLiteStore(Store):
                 i += 1
             db.execute("COMMIT")
         except Exception as exc:
-            # A failed COMMIT (a full disk) leaves the transaction open; a ROLLBACK
-            # that fails too must not hide the first error.
-            if db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
+            _roll_back(db)
             return [(None, _unavailable(exc))] * len(group)
         return answers
 
@@ -491,11 +482,7 @@ class SQLiteStore(Store):
             out = fn(db)
             db.execute("COMMIT")
         except BaseException:
-            # A failed COMMIT (a full disk) leaves the transaction open; a ROLLBACK
-            # that fails too must not hide the first error.
-            if db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
+            _roll_back(db)
             raise
         return out
 
@@ -892,6 +879,17 @@ def _fill_skeletons(db: sqlite3.Connection) -> None:
     )
 
 
+def _roll_back(db: sqlite3.Connection) -> None:
+    """End the transaction a failure left open, if any.
+
+    A failed COMMIT (a full disk) leaves the transaction open; a ROLLBACK that
+    fails too must not hide the first error, which the caller goes on with.
+    """
+    if db.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+
+
 async def _answer_of(fut: asyncio.Future[T]) -> T:
     """A call's or a write's answer; what SQLite cannot do is StoreUnavailable.
 
@@ -905,7 +903,7 @@ async def _answer_of(fut: asyncio.Future[T]) -> T:
     except sqlite3.IntegrityError:
         raise
     except sqlite3.Error as exc:
-        raise StoreUnavailable(f"SQLite: {exc}") from exc
+        raise _unavailable(exc) from exc
 
 
 def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, BaseException | None]:
@@ -956,8 +954,9 @@ def _settle_group(group: list[_Work], answers: list[tuple[Any, BaseException | N
 
 
 def _unavailable(exc: BaseException) -> BaseException:
-    """What a group's failure tells each of its waiters: SQLite's errors as the store
-    being unavailable (a row's waiter is told as a write's would be by :meth:`_write`)."""
+    """What a failure tells a waiter: SQLite's errors but a broken constraint as the store
+    being unavailable (StoreUnavailable), anything else as it is. A call's and a write's
+    waiters hear it through :func:`_answer_of`, a journal row's from the group's answer."""
     if isinstance(exc, sqlite3.Error) and not isinstance(exc, sqlite3.IntegrityError):
         failed = StoreUnavailable(f"SQLite: {exc}")
         failed.__cause__ = exc
