@@ -1514,10 +1514,11 @@ def _sorted_ops(value: list[Any], gone: list[Any], came: list[Any], place: int) 
     gone and as come in one step (come and gone again, or the other way) is no change.
     """
     if gone and came:
-        both = collections.Counter(gone) & collections.Counter(came)
+        had, has = collections.Counter(gone), collections.Counter(came)
+        both = had & has
         if both:
-            gone = list((collections.Counter(gone) - both).elements())
-            came = list((collections.Counter(came) - both).elements())
+            gone = list((had - both).elements())
+            came = list((has - both).elements())
     came = sorted(came)
     held = list(value)
     for item in came:  # what it was between: the items come taken out
