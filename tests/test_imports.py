@@ -12,6 +12,8 @@ import ast
 import functools
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("server", "protocol", "clients", "tools")
 """The project's folders that the installed package ``tilehall`` maps (tools: the repo's own)."""
@@ -114,6 +116,7 @@ def circles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_the_graph_sees_an_import_under_type_checking_and_in_a_function():
     """The detector itself: a circle hidden behind TYPE_CHECKING or a late import is found."""
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
@@ -125,6 +128,7 @@ def test_the_graph_sees_an_import_under_type_checking_and_in_a_function():
     assert "server.room.core" in modules
 
 
+@pytest.mark.slow
 def test_no_import_circle_anywhere():
     found = circles(graph())
     assert found == [], "import circles:\n" + "\n".join(" <-> ".join(c) for c in found)

@@ -100,6 +100,7 @@ def test_arguments() -> None:
     assert cfg.server_python == "venv/bin/python"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["off", "tuned"])
 def test_the_harness_reports_its_own_collections(mode: str) -> None:
     """The harness's collector pauses are in its report, next to the tails they would inflate;

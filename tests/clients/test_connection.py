@@ -41,6 +41,7 @@ async def test_a_second_connection_resumes_by_token(url):
     assert info.value.code == "name_taken"
 
 
+@pytest.mark.slow
 async def test_reconnects_after_a_server_restart_and_catches_up(tmp_path):
     proc = ServerProcess(tmp_path)
     proc.start()

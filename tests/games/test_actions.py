@@ -162,6 +162,7 @@ def test_junk_fields_are_refused_and_change_nothing(data, cls, key, value, seat)
     assert snapshot(game) == before
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     cls=games,

@@ -732,6 +732,7 @@ def test_hidden_racks_never_reach_other_seats(seed: int, seats: int):
                 assert [game.view(w) for w in audiences if w != owner] == others
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), racks=st.sampled_from(["open", "hidden"]))
 def test_replay_is_deterministic(seed: int, racks: str):

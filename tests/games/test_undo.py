@@ -139,6 +139,7 @@ def undo_the_next_move(game: Played, rng: random.Random) -> dict:
     return before
 
 
+@pytest.mark.slow
 def test_a_long_game_undoes_from_its_latest_copy():
     """Past CHECKPOINT_EVERY entries, undo replays only from the last copy of the state."""
     from tilehall.server.games.base import CHECKPOINT_EVERY

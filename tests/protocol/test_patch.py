@@ -55,6 +55,7 @@ def test_no_change_is_an_empty_patch_and_apply_leaves_the_view_alone(view):
     assert msgpack.packb(view) == before
 
 
+@pytest.mark.slow
 @given(views, views, views)
 def test_a_view_patched_in_place_shares_nothing_with_the_patch(old, new, newer):
     """Later patches change the view in place: none may reach into an earlier patch's values."""

@@ -172,6 +172,7 @@ async def test_the_admin_commands_find_the_server_from_its_data_directory(server
     await a.close()
 
 
+@pytest.mark.slow
 async def test_the_admin_commands_say_when_no_server_runs_there(tmp_path):
     server = await started(
         Config(showcase=False, port=0, data_dir=tmp_path, limits=Limits(ping_interval=None))
@@ -184,6 +185,7 @@ async def test_the_admin_commands_say_when_no_server_runs_there(tmp_path):
     assert not (tmp_path / "never").exists()  # the command makes no key of its own
 
 
+@pytest.mark.slow
 async def test_a_crashed_servers_admin_json_is_named_in_the_error(tmp_path):
     proc = ServerProcess(tmp_path)
     proc.start()

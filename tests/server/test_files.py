@@ -40,6 +40,7 @@ async def test_a_new_data_directory_and_its_files_are_private_whatever_the_umask
         proc.stop()
 
 
+@pytest.mark.slow
 async def test_files_an_older_server_left_readable_are_made_private_at_start(tmp_path):
     data = tmp_path / "data"
     proc = ServerProcess(data, umask=0o022)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import random
 
+import pytest
 from tilehall.server.app import Server
 from tilehall.server.config import Config, Limits
 from tilehall.server.games import find_game
@@ -20,6 +21,7 @@ from tests.helpers import Raw
 FRAMES = 3000
 
 
+@pytest.mark.slow
 async def test_fuzzed_frames_break_nothing(tmp_path, caplog):
     caplog.set_level(logging.ERROR)
     srv = Server(

@@ -304,6 +304,7 @@ async def test_a_table_name_is_shown_as_written(url):
         await until(pilot, lambda: str(shown.render()) == "[top]")  # as drawn, not as stored
 
 
+@pytest.mark.slow
 async def test_reconnects_by_itself_and_says_so(url):
     async with app_for(url).run_test() as pilot:
         await create_room(pilot, "ishido")

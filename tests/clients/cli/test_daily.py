@@ -78,6 +78,7 @@ async def test_todays_deal_from_the_lobby_to_the_result_to_share_and_practice(ur
         await until(pilot, lambda: f"yours today: Ishido {score}" in text_of(lobby, "#daily"))
 
 
+@pytest.mark.slow
 async def test_yesterdays_best_three_are_each_a_replay_away(tmp_path):
     """A server on a clock moved a day on: yesterday's deal is over, its games replay."""
     clock = ShiftedClock(0.0)

@@ -65,7 +65,7 @@ def test_match_it_deals_clear_with_the_reference_solver() -> None:
     print(f"{DEALS} Match-It deals in {time.perf_counter() - start:.1f}s")
 
 
-@pytest.mark.parametrize("size", ["easy", "normal", "hard"])
+@pytest.mark.parametrize("size", ["easy", "normal", pytest.param("hard", marks=pytest.mark.slow)])
 def test_link_same_deals_clear_with_the_reference_solver(size: str) -> None:
     rows, cols = linksame.SIZES[size]
     rng = random.Random(size)
