@@ -12,7 +12,7 @@ import gc
 
 import pytest
 
-from bench.move import STEPS, core_run, per_move, room_run, steps
+from bench.move import STEPS, _Passes, core_run, per_move, room_run, steps
 
 
 def test_steps_time_every_step_in_wall_and_thread_cpu() -> None:
@@ -20,9 +20,30 @@ def test_steps_time_every_step_in_wall_and_thread_cpu() -> None:
         report = steps("ishido", 60, compact=compact, level=None, seed=3, flush_mb=compact)
         assert report["moves"] == 60
         us = report["us_per_move"]
-        assert set(us) == {*STEPS, "total", "cpu"}
-        assert us["engine"] > 0 and us["cpu"] > 0
+        assert set(us) == {*STEPS, "total", "cpu", "collector"}
+        assert us["engine"] > 0 and us["cpu"] > 0 and us["collector"] >= 0
         assert us["total"] >= max(us[s] for s in STEPS)
+
+
+def test_the_collectors_passes_outside_the_clocks_are_counted_and_only_those() -> None:
+    """A pass set off while the client's side runs is counted, one in the server's
+    clock or while a game is dealt is not; the hook is taken back."""
+    callbacks = list(gc.callbacks)
+    with _Passes() as passes:
+        gc.collect()  # not the client's side: not counted
+        assert passes.ns == 0
+        passes.on = True
+        junk = [[i] for i in range(200_000)]  # a pass with something to walk
+        gc.collect()
+        passes.on = False
+        assert passes.ns > 0
+        counted = passes.ns
+        gc.collect()
+        assert passes.ns == counted
+        del junk
+    assert gc.callbacks == callbacks
+    core = core_run("ishido", 60, compact=True, level=None, seed=3, games=4)
+    assert core["collector_us_per_move"] >= 0 and gc.callbacks == callbacks
 
 
 def test_the_core_alone_plays_every_move_it_times() -> None:
