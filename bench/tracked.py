@@ -22,6 +22,7 @@ import sys
 import time
 from typing import Any
 
+from tilehall.clients.bot.app import parse_option
 from tilehall.server.games import find_game
 from tilehall.server.games.base import START, step
 from tilehall.server.room.core import places_of, timed, tracked_patch, view_patch
@@ -99,10 +100,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=12)
     ap.add_argument("--moves", type=int, default=400, help="entries a game at most")
     a = ap.parse_args(argv)
-    options: dict[str, Any] = {}
-    for item in a.set:
-        key, _, value = item.partition("=")
-        options[key] = int(value) if value.lstrip("-").isdigit() else value
+    try:
+        options = dict(parse_option(item) for item in a.set)
+    except ValueError as exc:
+        ap.error(str(exc))
     seats = a.seats or find_game(a.game).min_seats
     res = run(a.game, options, seats, a.games, a.moves)
     print(f"{res['game']} {res['options'] or ''} {res['seats']} seats, {res['moves']} moves: "

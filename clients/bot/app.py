@@ -35,7 +35,7 @@ from tilehall.clients.config import DEFAULT_URL, load_identity, save_identity
 from tilehall.clients.connection import Connection, ConnectionLost, ServerError
 from tilehall.server.bots import bot_levels
 
-__all__ = ["main", "parse_args"]
+__all__ = ["main", "parse_args", "parse_option"]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -118,17 +118,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         # Our connections are one player: each match would seat us in the same room.
         p.error("--match plays one game at a time: not with --parallel")
     try:
-        a.options = dict(_option(o) for o in a.option)
+        a.options = dict(parse_option(o) for o in a.option)
     except ValueError as exc:
         p.error(str(exc))
     return a
 
 
-def _option(text: str) -> tuple[str, Any]:
-    """``key=value`` with the value read as an int, a bool, or else a string."""
+def parse_option(text: str) -> tuple[str, Any]:
+    """``key=value`` with the value read as an int, a bool, or else a string: a room's
+    option as a command line gives it (the bot's ``--option``, ``bench.tracked``'s ``--set``)."""
     key, eq, raw = text.partition("=")
     if not eq or not key:
-        raise ValueError(f"--option wants KEY=VALUE, not {text!r}")
+        raise ValueError(f"an option is KEY=VALUE, not {text!r}")
     value: Any = raw
     if raw.lower() in ("true", "false"):
         value = raw.lower() == "true"
