@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import gc
 import io
@@ -81,6 +82,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -135,9 +137,18 @@ class _Passes:
 
     def __init__(self) -> None:
         self.on = False
-        """Whether the client's side of a move runs now (set by the caller)."""
+        """Whether the client's side of a move runs now (:meth:`client`)."""
         self.ns = 0
         self._began = 0
+
+    @contextlib.contextmanager
+    def client(self) -> Iterator[None]:
+        """Inside: the client's side of a move (its bot, its frames, its copy of the view)."""
+        self.on = True
+        try:
+            yield
+        finally:
+            self.on = False
 
     def __enter__(self) -> _Passes:
         gc.callbacks.append(self._seen)
@@ -224,15 +235,14 @@ def steps(
                     break
                 record, engine, bot, before, seq, seen = table
                 playing = engine.status.value == "playing"
-                passes.on = True
-                action = bot.choose(msgpack.unpackb(seen)) if playing else None
-                passes.on = False
+                with passes.client():
+                    action = bot.choose(msgpack.unpackb(seen)) if playing else None
                 if action is None:
                     tables[i] = deal()
                     continue
-                passes.on = True
-                frame = encode({"t": "act", "room": "r1a2b3c4", "action": action, "id": done + 1})
-                passes.on = False
+                with passes.client():
+                    request = {"t": "act", "room": "r1a2b3c4", "action": action, "id": done + 1}
+                    frame = encode(request)
                 now += 0.5
                 seq += 1
                 if cold:
@@ -288,9 +298,8 @@ def steps(
                     before = places_of(view)  # the whole view went: its keys are held
                 elif tracked is None:
                     before = view
-                passes.on = True  # the client's copy of its view, which its bot reads next
-                held = msgpack.packb(engine.view(0))
-                passes.on = False
+                with passes.client():  # the client's copy of its view, which its bot reads next
+                    held = msgpack.packb(engine.view(0))
                 tables[i] = [record, engine, bot, before, seq, held]
                 done += 1
     out = {name: round(ns / done / 1000, 2) for name, ns in took.items()}
@@ -370,16 +379,14 @@ def core_run(game_name: str, moves: int, *, compact: bool, level: str | None, se
                 engine = core.engine
                 action = None
                 if engine is not None and engine.status.value == "playing":
-                    passes.on = True
-                    action = bot.choose(msgpack.unpackb(seen))
-                    passes.on = False
+                    with passes.client():
+                        action = bot.choose(msgpack.unpackb(seen))
                 if action is None:
                     tables[i] = deal()
                     continue
                 now += 0.5
-                passes.on = True
-                frame = encode({"t": "act", "room": core.id, "action": action, "id": done + 1})
-                passes.on = False
+                with passes.client():
+                    frame = encode({"t": "act", "room": core.id, "action": action, "id": done + 1})
                 c0 = time.thread_time_ns()
                 msg = decode(frame)
                 effects = core.handle(Act(member, msg["action"], None, msg["id"], object()), now)
@@ -389,9 +396,8 @@ def core_run(game_name: str, moves: int, *, compact: bool, level: str | None, se
                 cpu += time.thread_time_ns() - c0
                 if not appends:  # a refused move would make the figure a refusal's
                     raise RuntimeError(f"room {core.id} refused {action}: {effects}")
-                passes.on = True
-                tables[i][3] = _held(core)
-                passes.on = False
+                with passes.client():
+                    tables[i][3] = _held(core)
                 done += 1
     return {"game": game_name, "compact": compact, "games": games, "moves": done,
             "cpu_us_per_move": round(cpu / done / 1000, 2),

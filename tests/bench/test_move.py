@@ -32,10 +32,9 @@ def test_the_collectors_passes_outside_the_clocks_are_counted_and_only_those() -
     with _Passes() as passes:
         gc.collect()  # not the client's side: not counted
         assert passes.ns == 0
-        passes.on = True
-        junk = [[i] for i in range(200_000)]  # a pass with something to walk
-        gc.collect()
-        passes.on = False
+        with passes.client():
+            junk = [[i] for i in range(200_000)]  # a pass with something to walk
+            gc.collect()
         assert passes.ns > 0
         counted = passes.ns
         gc.collect()
