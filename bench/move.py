@@ -24,7 +24,8 @@ loaded machine does not inflate as it does wall time: the figure to hold
 ``--room`` against.
 
 ``--room N`` plays ``N`` rooms at once through the real lobby, rooms and
-SQLite journal (members that keep their frames for the client to read), and
+SQLite journal (in its own process, as the server runs it; members that keep
+their frames for the client to read), and
 reports the event loop's thread CPU per move with the client's work (the
 bot's choice, its patch applied, its frames encoded and read) taken out: what
 a move costs the server's one thread apart from its sockets. :func:`room_run`
@@ -55,12 +56,16 @@ the core's bookkeeping and the loop's.
   core add the passes their bot's choice set off outside their clocks
   (``collector``, :class:`_Passes`).
 
-Two switches of ``--room`` tell apart what the door's code costs from what
-the rooms' interleaving costs (see tests/perf/RESULTS.md, "The door: code or
-caches"):
+Three switches of ``--room`` tell apart what the door's code costs from what
+the rooms' interleaving and the journal cost (see tests/perf/RESULTS.md, "The
+door: code or caches"):
 
+- ``--journal thread``: SQLite on a thread of this process (the server's store
+  before it had a process of its own), for the comparison in
+  tests/perf/RESULTS.md; the door's figure is taken with ``sqlite``, as the
+  server runs it;
 - ``--journal settled``: the store's append hands back a future already
-  settled, so a move never waits: no journal thread, no task switch, and each
+  settled, so a move never waits: no journal process, no task switch, and each
   room then plays its whole game move after move, its objects warm in the
   CPU's caches (as the steps are);
 - ``--flush MB``: ``MB`` megabytes of memory are streamed before each move
@@ -76,6 +81,7 @@ import contextlib
 import cProfile
 import gc
 import io
+import os
 import pstats
 import random
 import shutil
@@ -470,8 +476,8 @@ async def room_run(
 
     - it holds the server's whole door for an ``act``: the frame's decode and
       check, the lobby's routing, the room's lock, the engine's step, the
-      journal row handed to the store's thread and the wake-up when it is
-      committed (the group commit's own work is on that thread, not counted),
+      journal row sent to the store's process and its answer read back (the
+      group commit's own work is in that process, not counted),
       the commit, each member's update encoded, the member's send (a list
       append), the room's work after the change (clock, bots, stand-ins), and
       the asyncio task switch of the connection that waits for the append;
@@ -507,7 +513,8 @@ async def room_run(
     from tilehall.protocol.patch import apply
 
     data = Path(tempfile.mkdtemp(prefix="tilehall-move-"))
-    store = await open_store(str(data / "tilehall.sqlite3"))
+    store = await open_store(str(data / "tilehall.sqlite3"), process=journal != "thread")
+    store_pid: int | None = getattr(store, "pid", None)
     if journal == "settled":
 
         def settled(entry: JournalEntry) -> asyncio.Future[None]:
@@ -516,8 +523,8 @@ async def room_run(
             return done
 
         store.append = settled  # type: ignore[method-assign]
-    elif journal != "sqlite":
-        raise ValueError(f"journal {journal!r}: sqlite or settled")
+    elif journal not in ("sqlite", "thread"):
+        raise ValueError(f"journal {journal!r}: sqlite, thread or settled")
     cold = bytearray(flush_mb << 20)
     config = Config(
         data_dir=data, limits=Limits(rate=1e9, burst=10**9, bot_delay=0, names_per_address=0)
@@ -615,12 +622,14 @@ async def room_run(
     prof = cProfile.Profile() if profile else None
     moves0, games0, client0, gc0 = moves, games, client, collected[0]
     cpu0, wall0 = time.thread_time(), time.perf_counter()
+    theirs0 = _process_cpu(store_pid)
     if prof is not None:
         prof.enable()
     await asyncio.sleep(seconds)
     if prof is not None:
         prof.disable()
     cpu, wall = time.thread_time() - cpu0, time.perf_counter() - wall0
+    store_cpu = _process_cpu(store_pid) - theirs0
     n, theirs = moves - moves0, client - client0
     ended, in_gc = games - games0, collected[0] - gc0
     stop = True
@@ -643,11 +652,22 @@ async def room_run(
         "client_us_per_move": round(1e6 * theirs / max(1, n), 1),
         "gc_us_per_move": round(1e6 * in_gc / max(1, n), 1),
     }
+    if store_pid is not None:  # not the loop's: what the store's own process spent
+        out["store_process_us_per_move"] = round(1e6 * store_cpu / max(1, n), 1)
     if prof is not None:
         text = io.StringIO()
         pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(35)
         out["profile"] = text.getvalue()
     return out
+
+
+def _process_cpu(pid: int | None) -> float:
+    """Seconds of CPU process ``pid`` has used (user and system, all its threads; Linux's
+    /proc, in clock ticks), or 0."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def per_move(rooms: dict[str, Any], game_cpu: float) -> float:
@@ -690,8 +710,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="with --room")
     ap.add_argument("--profile", action="store_true", help="with --room: cProfile")
     ap.add_argument(
-        "--journal", choices=("sqlite", "settled"), default="sqlite",
-        help="with --room: settled = appends never wait (a diagnostic)",
+        "--journal", choices=("sqlite", "thread", "settled"), default="sqlite",
+        help="with --room: sqlite = in its own process, as the server runs it; thread = on a "
+        "thread of this process; settled = appends never wait (diagnostics)",
     )  # fmt: skip
     ap.add_argument(
         "--flush", type=int, default=0, metavar="MB",
@@ -754,19 +775,23 @@ def main(argv: list[str] | None = None) -> None:
               f"({core_cpu / steps_cpu:.2f}x the steps)")  # fmt: skip
         rooms = [
             asyncio.run(
-                room_run(a.game, a.door, a.seconds, compact=compact, level=a.level, profile=False)
+                room_run(a.game, a.door, a.seconds, compact=compact, level=a.level,
+                         profile=False, journal=a.journal)
             )
             for _ in range(a.repeat)
-        ]
+        ]  # fmt: skip
         room_cpu = min(r["loop_cpu_us_per_move"] for r in rooms)
         print(f"{a.door} rooms: the loop's CPU per move, the least of {a.repeat} runs of "
               f"{a.seconds:g} s: {room_cpu:.1f} us, with each game's own work "
               f"({sum(r['moves'] for r in rooms) / sum(r['games'] for r in rooms):.0f} "
               "moves a game)")  # fmt: skip
+        if "store_process_us_per_move" in rooms[0]:
+            theirs = min(r["store_process_us_per_move"] for r in rooms)
+            print(f"  and the store's own process (not the loop's): {theirs:.1f} us a move")
         game_cpu = min(
             asyncio.run(
                 room_run(a.game, a.door, a.seconds, compact=compact, level=a.level,
-                         profile=False, games_only=True)
+                         profile=False, games_only=True, journal=a.journal)
             )["loop_cpu_us_per_move"]
             for _ in range(a.repeat)
         )  # fmt: skip

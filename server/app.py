@@ -97,9 +97,15 @@ class Server:
         """
         private_dir(self.config.data_dir)
         self._search_start()
-        self.store = await open_store(
-            self.config.db_url, password=read_secret(self.config.db_password_file)
-        )
+        try:
+            self.store = await open_store(
+                self.config.db_url, password=read_secret(self.config.db_password_file)
+            )
+        except OSError as exc:  # a SQLite file on a full or read-only disk
+            raise StartError(
+                f"cannot write {exc.filename or self.config.db_url} ({exc.strerror or exc}): "
+                "the data directory (--data-dir) must be writable, with free space"
+            ) from None
         self.lobby = Lobby(self.config, self.store, clock=self.clock)
         self._folding = asyncio.create_task(self.lobby.metrics.fold_forever(), name="metrics")
         recovered = await self.lobby.registry.recover()

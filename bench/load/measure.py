@@ -80,16 +80,34 @@ class Proc:
         return self.status("VmRSS")
 
     def cpu(self) -> float | None:
-        """User + system CPU seconds so far."""
+        """User + system CPU seconds so far, the processes it runs included.
+
+        A server's SQLite store runs in a child process of its own (what was a thread of
+        the server's before): its CPU is the server's as much as that thread's was, and
+        /proc counts a child's only once it has ended.
+        """
         if self.pid is None:
             return None
-        return _stat_cpu(Path(f"/proc/{self.pid}/stat"))
+        own = _stat_cpu(Path(f"/proc/{self.pid}/stat"))
+        if own is None:
+            return None
+        return own + sum(_stat_cpu(Path(f"/proc/{c}/stat")) or 0.0 for c in self.children())
+
+    def children(self) -> list[int]:
+        """The processes it started that still run (its threads' children)."""
+        found: list[int] = []
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{self.pid}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    found += [int(c) for c in (task / "children").read_text().split()]
+        return found
 
     def loop_cpu(self) -> float | None:
         """User + system CPU seconds of the main thread alone: the event loop's.
 
-        The rest of the process's CPU is its other threads': the SQLite store's
-        (each journal append, in groups), the password hashing pool's. Told apart,
+        The rest of :meth:`cpu` is its other threads' and its children's: the SQLite
+        store's process (each journal append, in groups), the password hashing pool's
+        threads. Told apart,
         they say how much of a move's cost is the loop's Python and how much the
         journal's, which no compiled room code can take away.
         """

@@ -27,10 +27,13 @@ __all__ = [
 ]
 
 
-async def open_store(url: str, *, password: str | None = None) -> Store:
+async def open_store(url: str, *, password: str | None = None, process: bool = True) -> Store:
     """Open the store named by ``url``: ``postgresql://...`` or a SQLite file path.
 
     ``password``: PostgreSQL's, when it is kept out of the URL (read from a file).
+    ``process``: a SQLite file's connection lives in a process of its own
+    (:mod:`tilehall.server.store.process`), else on a thread of this one (as
+    ``:memory:`` always does: only the process that opened it can see it).
     """
     store: Store
     if url.startswith(("postgresql://", "postgres://")):
@@ -38,8 +41,14 @@ async def open_store(url: str, *, password: str | None = None) -> Store:
 
         store = PostgresStore(url, password=password)
     else:
-        from tilehall.server.store.sqlite import SQLiteStore
+        path = url.removeprefix("sqlite://")
+        if process and path != ":memory:":
+            from tilehall.server.store.process import ProcessStore
 
-        store = SQLiteStore(url.removeprefix("sqlite://"))
+            store = ProcessStore(path)
+        else:
+            from tilehall.server.store.sqlite import SQLiteStore
+
+            store = SQLiteStore(path)
     await store.open()
     return store

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import logging
 import math
+import os
 import queue
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -58,7 +61,7 @@ from tilehall.server.store.rows import (
     seats_json,
 )
 
-__all__ = ["SQLiteStore"]
+__all__ = ["JournalRow", "SQLiteStore"]
 
 T = TypeVar("T")
 
@@ -435,6 +438,16 @@ class SQLiteStore(Store):
         await self._run(self._open)
 
     def _open(self) -> None:
+        try:
+            self._connect()
+        except sqlite3.OperationalError as exc:
+            # SQLite says "disk I/O error" when it cannot make its -wal and -shm files
+            # (a file closed cleanly left none): the host is told what to free.
+            if self.path != ":memory:" and shutil.disk_usage(Path(self.path).parent).free == 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), self.path) from exc
+            raise
+
+    def _connect(self) -> None:
         if self.path != ":memory:":
             self._private()
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -615,6 +628,11 @@ class SQLiteStore(Store):
             msgpack.packb(entry.action, use_bin_type=True),
             entry.now,
         )
+        return self._submit(None, row)
+
+    def append_row(self, row: JournalRow) -> asyncio.Future[None]:
+        """:meth:`append` of an entry already packed as :meth:`append` packs it (the
+        store's own process, :mod:`tilehall.server.store.process`, is handed rows)."""
         return self._submit(None, row)
 
     async def journal(self, room: str) -> list[JournalEntry]:
@@ -962,6 +980,10 @@ def _unavailable(exc: BaseException) -> BaseException:
         failed.__cause__ = exc
         return failed
     return exc
+
+
+JournalRow = tuple[str, int, "int | None", bytes, float]
+"""A journal entry as its row: room, seq, seat, the action packed, the time."""
 
 
 _INSERT_CHUNK = 199

@@ -9,11 +9,12 @@ are corrected at the next start.
 from __future__ import annotations
 
 import os
+import signal
 import stat
 
 import pytest
 
-from tests.helpers import Raw, ServerProcess
+from tests.helpers import Raw, ServerProcess, child_pids
 
 FILES = ("tilehall.sqlite3", "tilehall.sqlite3-wal", "tilehall.sqlite3-shm", "admin.key")
 
@@ -48,7 +49,12 @@ async def test_files_an_older_server_left_readable_are_made_private_at_start(tmp
     a = await Raw.open(proc.url, "Ada")
     room = (await a.call({"t": "create", "game": "ishido"}))["room"]
     await a.call({"t": "join", "room": room})
-    proc.kill()  # no clean stop: the -wal and -shm files stay, as after a crash
+    # no clean stop: the -wal and -shm files stay, as after a power cut (the store's process
+    # too, which closes the file when only the server is killed)
+    assert proc.pid is not None
+    for pid in child_pids(proc.pid):
+        os.kill(pid, signal.SIGKILL)
+    proc.kill()
     data.chmod(0o755)
     for name in FILES:
         (data / name).chmod(0o644)

@@ -37,6 +37,7 @@ from tilehall.server.store.errors import NameTaken
 
 from tests.helpers import Raw
 from tests.memory import MemoryMember
+from tests.server.store.test_store import sqlite_file
 from tests.services import pg_schema
 
 FULLWIDTH_COMP = "\uff23\uff2f\uff2d\uff30-1"  # COMP-1 in fullwidth letters
@@ -410,23 +411,30 @@ async def _check_filled(store) -> None:
     assert fresh.name == "Carol"
 
 
+def read(path, sql: str) -> list[tuple]:
+    """Run ``sql`` on a connection of the test's own to a SQLite store's file (the store's
+    own is in its process), committed; the rows it gives."""
+    with contextlib.closing(sqlite_file(str(path))) as db, db:
+        return db.execute(sql).fetchall()
+
+
 async def test_sqlite_fills_skeletons_at_open_and_keeps_clashing_old_players(tmp_path):
     path = tmp_path / "old.sqlite3"
     _old_sqlite(path)
     store = await open_store(str(path))
     try:
         await _check_filled(store)
-        rows = store.db.execute(
-            "SELECT id, name_key, skeleton, folded FROM players WHERE id <= 6 ORDER BY id"
-        ).fetchall()
+        rows = read(
+            path, "SELECT id, name_key, skeleton, folded FROM players WHERE id <= 6 ORDER BY id"
+        )
     finally:
         await store.close()
     assert rows == FILLED
     again = await open_store(str(path))  # a second open finds nothing left to fill
     try:
         filled = "SELECT count(*) FROM players WHERE skeleton IS NULL"
-        assert again.db.execute(filled).fetchone() == (0,)
-        assert again.db.execute("SELECT count(*) FROM players").fetchone() == (7,)
+        assert read(path, filled) == [(0,)]
+        assert read(path, "SELECT count(*) FROM players") == [(7,)]
     finally:
         await again.close()
 
@@ -477,7 +485,7 @@ async def test_keys_made_with_other_rules_are_made_again_at_open(tmp_path, kind)
         ]
         for sql in stale:
             if kind == "sqlite":
-                store.db.execute(sql)
+                read(url, sql)
             else:
                 await store.pool.execute(sql)
         await store.close()
@@ -489,7 +497,7 @@ async def test_keys_made_with_other_rules_are_made_again_at_open(tmp_path, kind)
                     await store.create_player(name, b"\x03" * 32, 2.0)
             sql = "SELECT version FROM name_keys"
             if kind == "sqlite":
-                made = store.db.execute(sql).fetchall()
+                made = read(url, sql)
             else:
                 made = [tuple(r) for r in await store.pool.fetch(sql)]
             assert made == [(KEYS_VERSION,)]
@@ -536,7 +544,7 @@ async def test_two_names_taken_apart_that_the_new_rule_joins_both_keep_working(t
         ]
         for sql in stale:
             if kind == "sqlite":
-                store.db.execute(sql)
+                read(url, sql)
             else:
                 await store.pool.execute(sql)
         await store.close()

@@ -8,18 +8,20 @@ tested in memory, without sockets or sleeps, in test_room_logic.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import msgpack
 import pytest
 from tilehall.protocol import encode
 
 from tests.helpers import Raw
+from tests.server.store.test_store import sqlite_file
 
 
 def journal_rows(server, room):
-    return server.store.db.execute(
-        "SELECT seq, seat, action, at FROM journal WHERE room = ? ORDER BY seq", (room,)
-    ).fetchall()
+    with contextlib.closing(sqlite_file(server.config.db_url)) as db:
+        sql = "SELECT seq, seat, action, at FROM journal WHERE room = ? ORDER BY seq"
+        return db.execute(sql, (room,)).fetchall()
 
 
 async def ishido_room(url):

@@ -24,6 +24,7 @@ from tilehall.server.names.passwords import Hasher
 from tilehall.server.room import Room
 from tilehall.server.store import open_store
 from tilehall.server.store.errors import StoreUnavailable
+from tilehall.server.store.process import ProcessStore
 from tilehall.server.store.sqlite import SQLiteStore
 
 from tests.helpers import Raw, ServerProcess
@@ -94,8 +95,12 @@ async def replays_to(house, room, view):
     assert copy.view(None) == view
 
 
-async def test_a_full_disk_suspends_the_room_and_loses_nothing(disk):
-    house = await House.open(disk.path)
+@pytest.mark.parametrize("process", [False, True], ids=["thread", "process"])
+async def test_a_full_disk_suspends_the_room_and_loses_nothing(disk, process):
+    """The same whether SQLite runs on a thread of the server or in a process of its own
+    (the server's default for a file): its errors come back as they are."""
+    store = ProcessStore(disk.path / "tilehall.sqlite3", synchronous="NORMAL") if process else None
+    house = await House.open(disk.path, store)
     try:
         a, w, room, view = await ishido(house)
         before = await house.journal(room)

@@ -9,6 +9,7 @@ in both databases.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import pytest
@@ -16,7 +17,7 @@ from tilehall.server.ratings import RatedGame, Rating, Seat, bot_rating, rate
 from tilehall.server.store import open_store
 from tilehall.server.store.base import Store
 
-from tests.server.store.test_store import room_record, secrets_token, store, store_url
+from tests.server.store.test_store import room_record, secrets_token, sqlite_file, store, store_url
 
 __all__ = ["store", "store_url"]
 
@@ -62,7 +63,7 @@ async def test_the_rated_rooms_record_says_what_changed(store: Store, store_url:
     if store_url.startswith("postgresql"):
         raw = await store.pool.fetchval(sql)
     else:
-        raw = await store._run(lambda: store.db.execute(sql).fetchone()[0])
+        raw = sqlite_file(store_url).execute(sql).fetchone()[0]
     changed = {"before": [1500.0, 350.0], "after": [after.rating, after.rd]}
     assert json.loads(raw) == {str(ada): changed}
 
@@ -157,7 +158,8 @@ async def test_a_room_rated_once_is_never_rated_again_even_if_its_finish_is_undo
     if store_url.startswith("postgresql"):
         await store.pool.execute(sql)
     else:
-        await store._run(store._tx, lambda db: db.execute(sql))
+        with contextlib.closing(sqlite_file(store_url)) as db, db:
+            db.execute(sql)
     await store.finish_room("g1", {}, [], 70.0, rated=game)
     assert (await store.room("g1")).status == "over"
     assert [r.games for r in await store.leaderboard("mathable", 10)] == [1, 1]
