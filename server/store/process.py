@@ -537,7 +537,7 @@ def _portable(exc: BaseException) -> BaseException:
 
 async def _serve(path: str, synchronous: str, busy_timeout: float) -> None:
     loop = asyncio.get_running_loop()
-    store = SQLiteStore(path, synchronous=synchronous, busy_timeout=busy_timeout)
+    store = SQLiteStore(path, synchronous=synchronous, busy_timeout=busy_timeout, inline=True)
     out, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(1, "wb", buffering=0))
     assert isinstance(out, asyncio.WriteTransport)
     server = _Server(store, out)

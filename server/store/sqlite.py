@@ -25,7 +25,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgpack
 from tilehall.server.files import create_private, private_dir, private_file
@@ -270,15 +270,25 @@ class SQLiteStore(Store):
     """
 
     def __init__(
-        self, path: str | Path, *, synchronous: str = "FULL", busy_timeout: float = 5.0
+        self,
+        path: str | Path,
+        *,
+        synchronous: str = "FULL",
+        busy_timeout: float = 5.0,
+        inline: bool = False,
     ) -> None:
         self.path = str(path)
         self.synchronous = synchronous
         self.busy_timeout = busy_timeout
+        self.inline = inline
+        """Do the work on the loop's own thread, once per turn of the loop, blocking it:
+        for the store's own process (:mod:`tilehall.server.store.process`), whose loop
+        has nothing else to do, where a thread would only add a hand-off each way."""
         self._db: sqlite3.Connection | None = None
         self._queue: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._draining = False
 
     # -- plumbing ----------------------------------------------------------------
 
@@ -288,6 +298,12 @@ class SQLiteStore(Store):
         # time, 1.5 % of the event loop's samples at 5,000 appends/s.
         loop = self._loop or asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
+        if self.inline:
+            self._queue.put((fn, arg, fut))
+            if not self._draining:
+                self._draining = True
+                loop.call_soon(self._drain)
+            return fut
         if self._thread is None:
             # A daemon: a process that never closes its store must still exit;
             # what was not committed then was never acknowledged either.
@@ -320,31 +336,50 @@ class SQLiteStore(Store):
         loop got round to the next batch; a write apart from the rows cost its own
         fsync, and the rows queued behind it waited for that one too.
         """
-        get, get_nowait = self._queue.get, self._queue.get_nowait
-        work = get()
+        work: _Work | Literal[False] | None = self._queue.get()
         while work is not None:  # None: close() is done with the thread
-            fn, arg, fut = work
-            if fn is not None and fn is not _WRITE:
-                _answer(fut, *_call(fn, arg))
-                work = get()
-                continue
-            group = [work]
-            queued = True
-            while True:
-                try:
-                    work = get_nowait()
-                except queue.Empty:
-                    queued = False
-                    break
-                if work is None or (work[0] is not None and work[0] is not _WRITE):
-                    break  # done after this group, in the order it came
-                group.append(work)
-            self._commit(group)
-            if not queued:
-                work = get()
+            work = self._do(work, _call_soon) if work is not False else self._queue.get()
 
-    def _commit(self, group: list[_Work]) -> None:
-        """On the store's thread: commit one group, then wake the loop once for all of it.
+    def _drain(self) -> None:
+        """:meth:`_serve`'s work on the loop's own thread (``inline``): everything queued
+        so far, grouped alike, each answer settled at once."""
+        self._draining = False
+        work: _Work | Literal[False] | None = False
+        while True:
+            if work is False:
+                try:
+                    work = self._queue.get_nowait()
+                except queue.Empty:
+                    return
+            if work is None:  # only a thread is told to end
+                return
+            work = self._do(work, _now)
+
+    def _do(self, work: _Work, settle: _Settler) -> _Work | Literal[False] | None:
+        """Do ``work``, with every row and write queued behind it if it is one; what was
+        taken from the queue and not done yet (False: nothing)."""
+        fn, arg, fut = work
+        if fn is not None and fn is not _WRITE:
+            settle(fut, _settle, fut, *_call(fn, arg))
+            return False
+        group = [work]
+        after: _Work | Literal[False] | None = False
+        while True:
+            try:
+                after = self._queue.get_nowait()
+            except queue.Empty:
+                after = False
+                break
+            if after is None or (after[0] is not None and after[0] is not _WRITE):
+                break  # done after this group, in the order it came
+            group.append(after)
+        answers = self._commit(group)
+        settle(group[0][2], _settle_group, group, answers)
+        return after
+
+    def _commit(self, group: list[_Work]) -> list[tuple[Any, BaseException | None]]:
+        """On the store's thread: commit one group; each item's answer (the loop is then
+        woken once for all of them).
 
         As few statements as the group allows: the sqlite3 module lets go of the
         GIL around every statement it steps and must take it back after, while
@@ -383,7 +418,7 @@ class SQLiteStore(Store):
             # else a refusal (a taken seq, a name taken): the careful way says whose
         if answers is None:
             answers = self._commit_all(group)
-        _call_soon(group[0][2], _settle_group, group, answers)
+        return answers
 
     def _commit_all(self, group: list[_Work]) -> list[tuple[Any, BaseException | None]]:
         """Commit ``group`` in one transaction; each item's answer, in order.
@@ -941,8 +976,13 @@ def _call_soon(fut: asyncio.Future[Any], callback: Callable[..., None], *args: A
         fut.get_loop().call_soon_threadsafe(callback, *args)
 
 
-def _answer(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
-    _call_soon(fut, _settle, fut, result, exc)
+def _now(fut: asyncio.Future[Any], callback: Callable[..., None], *args: Any) -> None:
+    """Run ``callback(*args)`` now: the work was done on ``fut``'s loop's own thread."""
+    callback(*args)
+
+
+_Settler = Callable[..., None]
+"""How an answer reaches its future: :func:`_call_soon` from the thread, :func:`_now` inline."""
 
 
 def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
