@@ -478,26 +478,26 @@ class _Server(asyncio.Protocol):
         self.done.set()
 
     def _take(self, i: int, method: str, args: tuple[Any, ...]) -> None:
-        """Start one call. Each is a task, appends too: a task's first step, where the
-        store queues its work on its thread, runs in the order the tasks were made, so
-        the thread sees the calls in the order the server made them (a room made
-        before its first row)."""
+        """Start one call, in order: an append is queued by a callback of the loop and any
+        other call by a task, whose first step (where the store queues its work) is also
+        one, and the loop runs them in the order they were made. So the store sees the
+        calls in the order the server made them (a room made before its first row)."""
         if method == "close":
             self.closing = i
             self.done.set()
             return
-        if method == "append":
-            call = self._append(args[0])
-        else:
-            names = _KEYWORDS.get(method, ())
-            cut = len(args) - len(names)
-            named = dict(zip(names, args[cut:], strict=True))
-            call = getattr(self.store, method)(*args[:cut], **named)
         self._busy += 1
+        if method == "append":
+            self.loop.call_soon(self._append, i, args[0])
+            return
+        names = _KEYWORDS.get(method, ())
+        cut = len(args) - len(names)
+        named = dict(zip(names, args[cut:], strict=True))
+        call = getattr(self.store, method)(*args[:cut], **named)
         asyncio.ensure_future(call).add_done_callback(lambda f: self._settled(i, f))
 
-    async def _append(self, row: JournalRow) -> None:
-        await self.store.append_row(row)
+    def _append(self, i: int, row: JournalRow) -> None:
+        self.store.append_row(row).add_done_callback(lambda f: self._settled(i, f))
 
     def _settled(self, i: int, fut: asyncio.Future[Any]) -> None:
         self._busy -= 1
