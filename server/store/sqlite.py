@@ -340,6 +340,10 @@ class SQLiteStore(Store):
         while work is not None:  # None: close() is done with the thread
             work = self._do(work, _call_soon) if work is not False else self._queue.get()
 
+    def run_queued(self) -> None:
+        """``inline``: do everything queued now rather than at the loop's next turn."""
+        self._drain()
+
     def _drain(self) -> None:
         """:meth:`_serve`'s work on the loop's own thread (``inline``): everything queued
         so far, grouped alike, each answer settled at once."""
