@@ -72,6 +72,10 @@ _CHILD = "from tilehall.server.store.process import child_main; child_main()"
 """How the child starts: ``-c``, not ``-m``, which cannot run a compiled module."""
 
 
+_CLOSE_TIMEOUT = 60.0
+"""Seconds a closing store waits for its process to commit what it has and end."""
+
+
 def _frame(items: list[Any]) -> bytes:
     data = pickle.dumps(items, pickle.HIGHEST_PROTOCOL)
     return len(data).to_bytes(_LENGTH, "big") + data
@@ -282,9 +286,12 @@ class ProcessStore(Store):
             with contextlib.suppress(StoreUnavailable):
                 await child.call("close", ())
         child.end_input()
-        with contextlib.suppress(asyncio.CancelledError):
-            await child.exited
-        child.transport.close()
+        try:
+            async with asyncio.timeout(_CLOSE_TIMEOUT):
+                await child.exited
+        except TimeoutError:
+            log.error("the store's process did not end in %g s; killed", _CLOSE_TIMEOUT)
+        child.transport.close()  # kills it if it still runs
 
     async def _call(self, method: str, *args: Any) -> Any:
         child = await self._running()
@@ -539,9 +546,11 @@ class _Server(asyncio.Protocol):
         if answers and not self.out.is_closing():
             self.out.write(_frame(answers))
 
-    async def drain(self) -> None:
-        """Until every call taken is answered (the store closed commits what it queued)."""
-        while self._busy:
+    async def drain(self, timeout: float = 30.0) -> None:
+        """Until every call taken is answered (the store closed commits what it queued),
+        or ``timeout`` seconds: a call that never ends must not keep the process alive."""
+        deadline = self.loop.time() + timeout
+        while self._busy and self.loop.time() < deadline:
             await asyncio.sleep(0.001)
         self.flush()
 

@@ -377,7 +377,10 @@ class SQLiteStore(Store):
             if after is None or (after[0] is not None and after[0] is not _WRITE):
                 break  # done after this group, in the order it came
             group.append(after)
-        answers = self._commit(group)
+        try:
+            answers = self._commit(group)
+        except Exception as exc:  # the store closed under it: every waiter is still told
+            answers = [(None, exc)] * len(group)
         settle(group[0][2], _settle_group, group, answers)
         return after
 
