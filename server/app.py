@@ -32,7 +32,7 @@ from tilehall.server.net.forwarded import client_ip, network
 from tilehall.server.net.session import BYTES_PER_REQUEST, Session
 from tilehall.server.net.web import WILDCARD_HOSTS, WebFiles, who_can_open
 from tilehall.server.ops.http import http_handler
-from tilehall.server.ops.listener import AdminListener, StartError, cannot_listen
+from tilehall.server.ops.listener import AdminListener, StartError, cannot_listen, cannot_write
 from tilehall.server.ops.logs import JsonFormatter
 from tilehall.server.ops.metrics import watch_gc
 from tilehall.server.store import open_store
@@ -102,10 +102,7 @@ class Server:
                 self.config.db_url, password=read_secret(self.config.db_password_file)
             )
         except OSError as exc:  # a SQLite file on a full or read-only disk
-            raise StartError(
-                f"cannot write {exc.filename or self.config.db_url} ({exc.strerror or exc}): "
-                "the data directory (--data-dir) must be writable, with free space"
-            ) from None
+            raise cannot_write(exc, exc.filename or self.config.db_url) from None
         self.lobby = Lobby(self.config, self.store, clock=self.clock)
         self._folding = asyncio.create_task(self.lobby.metrics.fold_forever(), name="metrics")
         recovered = await self.lobby.registry.recover()

@@ -44,6 +44,7 @@ __all__ = [
     "ListenError",
     "StartError",
     "cannot_listen",
+    "cannot_write",
 ]
 
 log = logging.getLogger("tilehall.server.ops")
@@ -70,6 +71,15 @@ def cannot_listen(exc: OSError, what: str, host: str, port: int, option: str) ->
     """The :class:`ListenError` for ``exc``, raised while ``what`` opened ``host:port``."""
     reason = exc.strerror or str(exc)
     return ListenError(f"{what} cannot listen on {host or '*'}:{port} ({reason}): {option}")
+
+
+def cannot_write(exc: OSError, path: object) -> StartError:
+    """The :class:`StartError` for ``exc``, raised writing ``path`` in the data directory
+    (a full disk, a read-only one): the host's to fix, in one line."""
+    return StartError(
+        f"cannot write {path} ({exc.strerror or exc}): the data directory "
+        "(--data-dir) must be writable, with free space"
+    )
 
 
 class AdminListener:
@@ -128,10 +138,7 @@ class AdminListener:
             write_private(self.file, json.dumps({"url": self.url, "pid": os.getpid()}) + "\n")
         except OSError as exc:  # a full disk, a read-only one: nothing else could be kept either
             await self.stop()
-            raise StartError(
-                f"cannot write {self.file} ({exc.strerror or exc}): the data directory "
-                "(--data-dir) must be writable, with free space"
-            ) from None
+            raise cannot_write(exc, self.file) from None
 
     async def stop(self) -> None:
         """Stop listening; remove ``admin.json`` unless another process has written it since."""
