@@ -81,7 +81,6 @@ import contextlib
 import cProfile
 import gc
 import io
-import os
 import pstats
 import random
 import shutil
@@ -113,6 +112,8 @@ from tilehall.server.room.core import (
 from tilehall.server.room.events import Act, Append, Appended, Join, Write, Written
 from tilehall.server.store import open_store
 from tilehall.server.store.records import JournalEntry, PlayerRecord, RoomRecord, SeatRecord
+
+from bench.load.measure import Proc
 
 __all__ = ["cheapest_bot", "core_run", "main", "per_move", "room_run", "steps"]
 
@@ -622,14 +623,15 @@ async def room_run(
     prof = cProfile.Profile() if profile else None
     moves0, games0, client0, gc0 = moves, games, client, collected[0]
     cpu0, wall0 = time.thread_time(), time.perf_counter()
-    theirs0 = _process_cpu(store_pid)
+    store_proc = Proc(store_pid)  # its CPU is read from /proc, as bench.load reads a server's
+    theirs0 = store_proc.cpu() or 0.0
     if prof is not None:
         prof.enable()
     await asyncio.sleep(seconds)
     if prof is not None:
         prof.disable()
     cpu, wall = time.thread_time() - cpu0, time.perf_counter() - wall0
-    store_cpu = _process_cpu(store_pid) - theirs0
+    store_cpu = (store_proc.cpu() or 0.0) - theirs0
     n, theirs = moves - moves0, client - client0
     ended, in_gc = games - games0, collected[0] - gc0
     stop = True
@@ -659,15 +661,6 @@ async def room_run(
         pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(35)
         out["profile"] = text.getvalue()
     return out
-
-
-def _process_cpu(pid: int | None) -> float:
-    """Seconds of CPU process ``pid`` has used (user and system, all its threads; Linux's
-    /proc, in clock ticks), or 0."""
-    if pid is None:
-        return 0.0
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def per_move(rooms: dict[str, Any], game_cpu: float) -> float:

@@ -47,15 +47,6 @@ def started(proc: subprocess.Popen[Any]) -> subprocess.Popen[Any]:
     return proc
 
 
-def child_pids(pid: int) -> list[int]:
-    """The processes ``pid`` started that still run (its threads' children, as /proc lists
-    them): a server's SQLite store process, say."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
 def stop_leftovers() -> int:
     """Kill what the tests started and left running (a check that failed before its
     ``stop``); how many there were. Called when the test session ends."""

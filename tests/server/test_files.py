@@ -14,7 +14,8 @@ import stat
 
 import pytest
 
-from tests.helpers import Raw, ServerProcess, child_pids
+from bench.load.measure import Proc
+from tests.helpers import Raw, ServerProcess
 
 FILES = ("tilehall.sqlite3", "tilehall.sqlite3-wal", "tilehall.sqlite3-shm", "admin.key")
 
@@ -51,8 +52,7 @@ async def test_files_an_older_server_left_readable_are_made_private_at_start(tmp
     await a.call({"t": "join", "room": room})
     # no clean stop: the -wal and -shm files stay, as after a power cut (the store's process
     # too, which closes the file when only the server is killed)
-    assert proc.pid is not None
-    for pid in child_pids(proc.pid):
+    for pid in Proc(proc.pid).children():
         os.kill(pid, signal.SIGKILL)
     proc.kill()
     data.chmod(0o755)

@@ -56,6 +56,19 @@ async def ishido(house, moves=3):
     return a, w, room, view
 
 
+async def ishido_over_socket(url, moves=3):
+    """Ada, a raw client of the server at ``url``, places ``moves`` stones of a new Ishido
+    room: her client, the room, the last view and its seq."""
+    a = await Raw.open(url, "Ada")
+    room = (await a.call({"t": "create", "game": "ishido"}))["room"]
+    view = (await a.call({"t": "join", "room": room}))["view"]
+    seq = 0
+    for _ in range(moves):
+        upd = await a.call(place(room, view))
+        view, seq = upd["view"], upd["seq"]
+    return a, room, view, seq
+
+
 def place(room, view):
     return {"t": "act", "room": room, "action": {"do": "place", "at": view["legal"][0]}}
 
@@ -333,12 +346,7 @@ async def test_a_server_on_a_full_disk_killed_and_restarted_brings_the_room_back
     proc = ServerProcess(disk.path)
     url = proc.start()
     try:
-        a = await Raw.open(url, "Ada")
-        room = (await a.call({"t": "create", "game": "ishido"}))["room"]
-        view = (await a.call({"t": "join", "room": room}))["view"]
-        for _ in range(3):
-            upd = await a.call(place(room, view))
-            view, seq = upd["view"], upd["seq"]
+        a, room, view, seq = await ishido_over_socket(url)
         http = f"http://127.0.0.1:{proc.port}"
         disk.fill()
         err = await a.call(place(room, view))

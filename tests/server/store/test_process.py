@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import sqlite3
 import time
 from pathlib import Path
 
@@ -20,10 +19,18 @@ import pytest
 from tilehall.server.store.errors import StoreUnavailable
 from tilehall.server.store.process import ProcessStore
 
-from tests.helpers import Raw, ServerProcess, child_pids
+from bench.load.measure import Proc
+from tests.helpers import Raw, ServerProcess
 from tests.memory import House
-from tests.server.store.test_store import entry, room_record
-from tests.server.test_store_faults import ishido, place, replays_to, restored, suspended
+from tests.server.store.test_store import entry, room_record, sqlite_file
+from tests.server.test_store_faults import (
+    ishido,
+    ishido_over_socket,
+    place,
+    replays_to,
+    restored,
+    suspended,
+)
 
 
 def ended(pid: int, timeout: float = 10.0) -> bool:
@@ -42,7 +49,7 @@ def ended(pid: int, timeout: float = 10.0) -> bool:
 
 
 def journal_seqs(path: Path, room: str) -> list[int]:
-    with contextlib.closing(sqlite3.connect(path)) as db:
+    with contextlib.closing(sqlite_file(str(path))) as db:
         rows = db.execute("SELECT seq FROM journal WHERE room = ? ORDER BY seq", (room,))
         return [seq for (seq,) in rows]
 
@@ -110,14 +117,8 @@ async def test_a_killed_server_leaves_no_store_process_behind_and_its_moves_stan
     proc = ServerProcess(tmp_path)
     url = proc.start()
     try:
-        a = await Raw.open(url, "Ada")
-        room = (await a.call({"t": "create", "game": "ishido"}))["room"]
-        view = (await a.call({"t": "join", "room": room}))["view"]
-        for _ in range(3):
-            upd = await a.call(place(room, view))
-            view, seq = upd["view"], upd["seq"]
-        assert proc.pid is not None
-        [child] = child_pids(proc.pid)
+        a, room, view, seq = await ishido_over_socket(url)
+        [child] = Proc(proc.pid).children()
         proc.kill()
         assert ended(child), "the store's process outlived the server"
         assert journal_seqs(tmp_path / "tilehall.sqlite3", room)[-1] == seq
@@ -138,12 +139,9 @@ async def test_ctrl_c_reaches_the_store_process_too_and_the_server_still_closes_
     proc = ServerProcess(tmp_path)
     url = proc.start()
     try:
-        a = await Raw.open(url, "Ada")
-        room = (await a.call({"t": "create", "game": "ishido"}))["room"]
-        view = (await a.call({"t": "join", "room": room}))["view"]
-        seq = (await a.call(place(room, view)))["seq"]
+        _, room, _, seq = await ishido_over_socket(url, moves=1)
         assert proc.pid is not None and proc.proc is not None
-        [child] = child_pids(proc.pid)
+        [child] = Proc(proc.pid).children()
         os.kill(child, signal.SIGINT)
         os.kill(proc.pid, signal.SIGINT)
         assert await asyncio.to_thread(proc.proc.wait, 20) == 0
