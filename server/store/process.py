@@ -13,7 +13,7 @@ The child runs the ordinary :class:`~tilehall.server.store.sqlite.SQLiteStore`
 (its thread, its group commit, its answers and errors) on a loop of its own;
 this class forwards every call of the :class:`Store` interface to it. Both
 ends send one frame per turn of their loop: 4 bytes of length, then a pickled
-list of calls ``(id, method, args)`` or answers ``(id, result, error)``.
+list of calls ``(id, method, args, kwargs)`` or answers ``(id, result, error)``.
 Pickle is safe here: both ends are this program, over a pipe only they hold.
 
 What a player sees when the child fails (killed, out of memory, a bug): what a
@@ -76,6 +76,10 @@ _CLOSE_TIMEOUT = 60.0
 """Seconds a closing store waits for its process to commit what it has and end."""
 
 
+_Call = tuple[int, str, tuple[Any, ...], "dict[str, Any] | None"]
+"""One call in a frame to the child: its id, the store's method, its arguments."""
+
+
 def _frame(items: list[Any]) -> bytes:
     data = pickle.dumps(items, pickle.HIGHEST_PROTOCOL)
     return len(data).to_bytes(_LENGTH, "big") + data
@@ -117,7 +121,7 @@ class _Child(asyncio.SubprocessProtocol):
         """The server closed it: its end is no fault."""
         self._frames = _Frames()
         self._waiting: dict[int, asyncio.Future[Any]] = {}
-        self._out: list[tuple[int, str, tuple[Any, ...]]] = []
+        self._out: list[_Call] = []
         self._ids = itertools.count()
 
     # -- asyncio's side ------------------------------------------------------------------
@@ -164,7 +168,9 @@ class _Child(asyncio.SubprocessProtocol):
 
     # -- the store's side ----------------------------------------------------------------
 
-    def call(self, method: str, args: tuple[Any, ...]) -> asyncio.Future[Any]:
+    def call(
+        self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None
+    ) -> asyncio.Future[Any]:
         """Queue one call for this turn's frame; its future is its answer."""
         fut: asyncio.Future[Any] = self.loop.create_future()
         if self.gone is not None:
@@ -172,7 +178,7 @@ class _Child(asyncio.SubprocessProtocol):
             return fut
         i = next(self._ids)
         self._waiting[i] = fut
-        self._out.append((i, method, args))
+        self._out.append((i, method, args, kwargs))
         if len(self._out) == 1:
             self.loop.call_soon(self._flush)
         return fut
@@ -293,9 +299,9 @@ class ProcessStore(Store):
             log.error("the store's process did not end in %g s; killed", _CLOSE_TIMEOUT)
         child.transport.close()  # kills it if it still runs
 
-    async def _call(self, method: str, *args: Any) -> Any:
+    async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         child = await self._running()
-        return await child.call(method, args)
+        return await child.call(method, args, kwargs or None)
 
     def append(self, entry: JournalEntry) -> asyncio.Future[None]:
         child = self._child
@@ -402,12 +408,12 @@ class ProcessStore(Store):
         *,
         rated: RatedGame | None = None,
     ) -> None:
-        await self._call("finish_room", room, result, tuple(scores), now, rated)
+        await self._call("finish_room", room, result, tuple(scores), now, rated=rated)
 
     async def top_scores(
         self, game: str, table: str, limit: int = 10, *, bots: bool = False
     ) -> list[ScoreRecord]:
-        return await self._call("top_scores", game, table, limit, bots)  # type: ignore[no-any-return]
+        return await self._call("top_scores", game, table, limit, bots=bots)  # type: ignore[no-any-return]
 
     async def mark_bot(self, player: int) -> None:
         await self._call("mark_bot", player)
@@ -430,7 +436,9 @@ class ProcessStore(Store):
         before: tuple[float, str] | None = None,
         private: bool = False,
     ) -> list[FinishedRoom]:
-        return await self._call("history", player, game, limit, before, private)  # type: ignore[no-any-return]
+        return await self._call(  # type: ignore[no-any-return]
+            "history", player, game=game, limit=limit, before=before, private=private
+        )
 
     async def purge_journals(self, finished_before: float, batch: int = 100) -> int:
         return await self._call("purge_journals", finished_before, batch)  # type: ignore[no-any-return]
@@ -448,14 +456,6 @@ class ProcessStore(Store):
 
 
 # -- the child ---------------------------------------------------------------------------------
-
-_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "finish_room": ("rated",),
-    "top_scores": ("bots",),
-    "history": ("game", "limit", "before", "private"),
-}
-"""The methods whose last arguments are keyword-only, and their names: the parent sends
-every argument by position."""
 
 
 class _Server(asyncio.Protocol):
@@ -475,18 +475,18 @@ class _Server(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         for calls in self._frames.feed(data):
-            if not self._busy and all(method == "append" for _, method, _ in calls):
+            if not self._busy and all(call[1] == "append" for call in calls):
                 self._rows_now(calls)
                 continue
-            for i, method, args in calls:
-                self._take(i, method, args)
+            for i, method, args, kwargs in calls:
+                self._take(i, method, args, kwargs)
 
-    def _rows_now(self, calls: list[tuple[int, str, tuple[Any, ...]]]) -> None:
+    def _rows_now(self, calls: list[_Call]) -> None:
         """A frame of journal rows alone, with nothing else in flight (a move's usual
         frame): committed and answered before this returns, with no turn of the loop
         between (each would be a wait, for a move, and a system call)."""
         store = self.store
-        rows = [(i, store.append_row(args[0])) for i, _, args in calls]
+        rows = [(i, store.append_row(args[0])) for i, _, args, _ in calls]
         store.run_queued()
         for i, fut in rows:
             if not fut.done():  # cannot be: run_queued settles every row it was given
@@ -505,7 +505,9 @@ class _Server(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.done.set()
 
-    def _take(self, i: int, method: str, args: tuple[Any, ...]) -> None:
+    def _take(
+        self, i: int, method: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None
+    ) -> None:
         """Start one call, in order: an append is queued by a callback of the loop and any
         other call by a task, whose first step (where the store queues its work) is also
         one, and the loop runs them in the order they were made. So the store sees the
@@ -518,10 +520,7 @@ class _Server(asyncio.Protocol):
         if method == "append":
             self.loop.call_soon(self._append, i, args[0])
             return
-        names = _KEYWORDS.get(method, ())
-        cut = len(args) - len(names)
-        named = dict(zip(names, args[cut:], strict=True))
-        call = getattr(self.store, method)(*args[:cut], **named)
+        call = getattr(self.store, method)(*args, **(kwargs or {}))
         asyncio.ensure_future(call).add_done_callback(lambda f: self._settled(i, f))
 
     def _append(self, i: int, row: JournalRow) -> None:
